@@ -55,9 +55,9 @@ func triggerNote(kind string) string {
 		return "To start it from e-mail, create an e-mail task for this flow (`POST /api/email-tasks`): every message " +
 			"sent to its address starts an execution with the message (sender, subject, text, attachments) as input."
 	case "schedule":
-		return "loopwork starts executions on request: have a scheduler call `POST /api/executions` at the times you want."
+		return "loopwork starts executions on request: have a scheduler call `POST /api/flow-executions` at the times you want."
 	}
-	return "Start it with `POST /api/executions`, or as the API of a /v1 app whose jobs run it."
+	return "Start it with `POST /api/flow-executions`, or as the API of a /v1 app whose jobs run it."
 }
 
 // plan restates the request as the steps the agent understood.

@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,8 +27,10 @@ type builder struct {
 	edges       []map[string]any
 	names       map[string]int
 	last        []edgeFrom // what the next task runs after
-	data        string     // the task whose output holds the data so far, for reviews
-	dataJSON    bool       // that output is an llm answer with json
+	data        string     // the task whose output holds the data so far, for reviews and bodies
+	dataKind    string     // what that output is: json (an llm answer with a schema), text, rows, body or value
+	fields      []string   // the fields of a json answer, which bodies and messages name
+	reviewed    string     // the review of data: its corrected output stands in for data when it ran
 	assumptions map[string]map[string]any
 	missing     []Missing
 }
@@ -46,11 +47,24 @@ func newBuilder() *builder {
 }
 
 func (b *builder) name(base string) string {
-	b.names[base]++
-	if n := b.names[base]; n > 1 {
-		return base + "_" + strconv.Itoa(n)
+	for {
+		b.names[base]++
+		n := base
+		if c := b.names[base]; c > 1 {
+			n = base + "_" + strconv.Itoa(c)
+		}
+		if b.find(n) == nil {
+			return n
+		}
 	}
-	return base
+}
+
+// peek is the name the next task of that base gets, without taking it.
+func (b *builder) peek(base string) string {
+	saved := b.names[base]
+	n := b.name(base)
+	b.names[base] = saved
+	return n
 }
 
 // add appends a task after the current ones and makes it the current one.
@@ -67,8 +81,13 @@ func (b *builder) add(base, typ, description string, params map[string]any) stri
 		}
 		b.edges = append(b.edges, e)
 	}
-	b.last = []edgeFrom{{source: name}}
+	b.last = []edgeFrom{b.after(name)}
 	return name
+}
+
+// produced makes a task the one whose output holds the data from here on.
+func (b *builder) produced(name, kind string, fields []string) {
+	b.data, b.dataKind, b.fields, b.reviewed = name, kind, fields, ""
 }
 
 func (b *builder) assume(task, param string, value any) {
@@ -91,152 +110,6 @@ func fieldName(f string) string {
 // numeric guesses which fields are numbers from their names.
 func numeric(f string) bool {
 	return has(f, "total", "amount", "price", "sum", "cost", "count", "number of", "quantity", "score", "age", "tax", "balance")
-}
-
-func (b *builder) step(s step) {
-	switch s.kind {
-	case "extract":
-		b.extract(s, false)
-	case "classify", "summarize", "translate":
-		b.model(s)
-	case "review":
-		b.review(s)
-	case "approve":
-		name := b.add("approval", "human_review", s.clause, map[string]any{"instructions": "Approve or reject: " + s.clause})
-		b.assume(name, "required_approvals", 1)
-	case "post", "fetch":
-		b.request(s)
-	case "email":
-		to := s.to
-		params := map[string]any{"subject": "{{ .subject // \"Workflow result\" }}", "body": "{{ . }}"}
-		name := b.name("notify")
-		b.names["notify"]--
-		if len(to) == 0 {
-			to = []string{placeholderEmail}
-			b.missing = append(b.missing, Missing{Name: name, Type: "email", Missing: []string{"to"}})
-		}
-		params["to"] = to
-		b.add("notify", "email", s.clause, params)
-		b.assume(name, "subject", params["subject"])
-	case "wait":
-		seconds := s.seconds
-		name := b.add("wait", "delay", s.clause, map[string]any{"seconds": max(seconds, 1)})
-		if seconds == 0 {
-			b.tasks[len(b.tasks)-1]["parameters"].(map[string]any)["seconds"] = 3600
-			b.assume(name, "seconds", 3600)
-		}
-	case "sql":
-		query := "SELECT * FROM " + orDefault(s.table, "my_table") + " LIMIT 100"
-		name := b.add("query", "sql_query", s.clause, map[string]any{"database_id": placeholderUUID, "query": query})
-		b.missing = append(b.missing, Missing{Name: name, Type: "sql_query", Missing: []string{"database_id"}})
-		b.assume(name, "query", query)
-		b.data, b.dataJSON = name, false
-	case "transform":
-		name := b.add("transform", "transform", s.clause, map[string]any{"expression": "."})
-		b.assume(name, "expression", ".")
-		b.data, b.dataJSON = name, false
-	}
-}
-
-// extract is an llm task with a JSON answer holding the fields (and the model's confidence when a
-// later review depends on it).
-func (b *builder) extract(s step, confidence bool) {
-	fields := s.fields
-	if len(fields) == 0 {
-		fields = []string{"data"}
-	}
-	props, required := map[string]any{}, []any{}
-	for _, f := range fields {
-		typ := "string"
-		if numeric(f) {
-			typ = "number"
-		}
-		props[fieldName(f)] = map[string]any{"type": typ, "description": "The " + f + "."}
-		required = append(required, fieldName(f))
-	}
-	props["confidence"] = map[string]any{"type": "number", "minimum": 0, "maximum": 1,
-		"description": "How sure the extraction is, from 0 to 1."}
-	required = append(required, "confidence")
-	name := b.add("extract", "llm", s.clause, map[string]any{
-		"system":        "You extract data from documents and messages. Answer with JSON only.",
-		"prompt":        "Extract the " + strings.Join(fields, ", ") + " from this input, with your confidence from 0 to 1:\n\n{{ . }}",
-		"output_schema": map[string]any{"type": "object", "properties": props, "required": required},
-		"temperature":   0,
-	})
-	b.data, b.dataJSON = name, true
-}
-
-func (b *builder) model(s step) {
-	params := map[string]any{"temperature": 0}
-	base := s.kind
-	switch s.kind {
-	case "classify":
-		labels := s.labels
-		if len(labels) == 0 {
-			labels = []string{"positive", "neutral", "negative"}
-		}
-		enum := make([]any, len(labels))
-		for i, l := range labels {
-			enum[i] = l
-		}
-		params["prompt"] = "Classify this input as one of: " + strings.Join(labels, ", ") + ".\n\n{{ . }}"
-		params["output_schema"] = map[string]any{"type": "object", "required": []any{"label", "confidence"},
-			"properties": map[string]any{"label": map[string]any{"type": "string", "enum": enum},
-				"confidence": map[string]any{"type": "number", "minimum": 0, "maximum": 1}}}
-		if len(s.labels) == 0 {
-			defer func(n int) { b.assume(b.tasks[n]["name"].(string), "labels", labels) }(len(b.tasks))
-		}
-		b.dataJSON = true
-	case "summarize":
-		params["prompt"] = "Summarize this input in a few sentences:\n\n{{ . }}"
-		b.dataJSON = false
-	case "translate":
-		lang := orDefault(s.language, "English")
-		params["prompt"] = "Translate this input into " + lang + ":\n\n{{ . }}"
-		b.dataJSON = false
-	}
-	b.data = b.add(base, "llm", s.clause, params)
-}
-
-// review puts a person in the loop: always, or only when the model was less sure than the threshold —
-// then a condition routes low-confidence answers to the review (its true branch) and the rest straight on
-// (its false branch, which passes the data on), and the next task runs after whichever ran.
-func (b *builder) review(s step) {
-	if b.data == "" {
-		// Nothing produced data yet: review the execution's input.
-		b.add("review", "human_review", s.clause, map[string]any{"instructions": "Check the input: " + s.clause})
-		return
-	}
-	params := map[string]any{"instructions": "Check the extracted values and correct them if needed.", "review_of": b.data}
-	if s.threshold <= 0 || !b.dataJSON {
-		if s.threshold > 0 {
-			b.assume(b.data, "confidence", "reviewed always: the task before gives no confidence")
-		}
-		b.add("review", "human_review", s.clause, params)
-		return
-	}
-	check := b.add("check_confidence", "condition", "Is the model less sure than "+fmt.Sprint(s.threshold)+"?",
-		map[string]any{"expression": fmt.Sprintf(".json.confidence < %v", s.threshold)})
-	review := b.add("review", "human_review", s.clause, params)
-	b.last = []edgeFrom{{source: check, branch: new(false)}, {source: review}}
-}
-
-func (b *builder) request(s step) {
-	url := s.url
-	method := "POST"
-	if s.kind == "fetch" {
-		method = "GET"
-	}
-	name := b.name(map[string]string{"POST": "post", "GET": "fetch"}[method])
-	b.names[map[string]string{"POST": "post", "GET": "fetch"}[method]]--
-	if url == "" {
-		url = placeholderURL
-		b.missing = append(b.missing, Missing{Name: name, Type: "http_request", Missing: []string{"url"}})
-	}
-	b.add(map[string]string{"POST": "post", "GET": "fetch"}[method], "http_request", s.clause, map[string]any{"url": url, "method": method})
-	if method == "GET" {
-		b.data, b.dataJSON = name, false
-	}
 }
 
 func orDefault(s, d string) string {

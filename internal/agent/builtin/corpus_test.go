@@ -85,7 +85,7 @@ func TestInvoiceExample(t *testing.T) {
 	raw, _ := json.Marshal(p.Definition)
 	for _, want := range []string{`"total":{"description":"The total.","type":"number"}`, `".json.confidence \u003c 0.9"`,
 		`{"source":"check_confidence","target":"review"}`, `{"branch":false,"source":"check_confidence","target":"post"}`,
-		`{"source":"review","target":"post"}`, `"review_of":"extract"`, `"url":"https://erp.example.com/invoices"`} {
+		`{"condition":".review_result","source":"review","target":"post"}`, `"review_of":"extract"`, `"url":"https://erp.example.com/invoices"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("missing %s in\n%s", want, raw)
 		}

@@ -1,5 +1,11 @@
 package builtin
 
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
 // Change is one difference between the definition a proposal starts from and the one it proposes.
 type Change struct {
 	// Op is added, removed, renamed, changed or moved.
@@ -10,13 +16,55 @@ type Change struct {
 	Detail string `json:"detail"`
 }
 
+// editor applies a request's clauses, one edit each, to a builder seeded with the current definition.
+type editor struct {
+	b *builder
+	// renamed maps a task's new name to the name it had.
+	renamed map[string]string
+	// moved are the tasks the request moved.
+	moved map[string]bool
+	// done are the clauses understood, as the plan lists them; question is asked instead of proposing
+	// when a clause names a task ambiguously.
+	done     []string
+	question string
+}
+
 // Edit changes the current definition as the request asks. Tasks and parameters the request does not
-// touch are kept as they are. With no current tasks it is Propose.
+// touch are kept as they are; each clause of the request is one edit (add, remove, rename or move a task,
+// change a parameter, a retry, a timeout, a review or a branch). With no current tasks it is Propose.
+// When a clause names more than one task it could mean, nothing is changed and the proposal's Plan asks
+// which one (Understood is false).
 func Edit(current map[string]any, request string) Proposal {
 	if len(tasksOf(current)) == 0 {
 		return Propose(request)
 	}
-	return Propose(request)
+	e := &editor{b: builderFrom(current), renamed: map[string]string{}, moved: map[string]bool{}}
+	for _, clause := range editClauses(request) {
+		if clause = strings.TrimSpace(clause); clause != "" && e.question == "" {
+			if e.apply(clause) {
+				e.done = append(e.done, clause)
+			}
+		}
+	}
+	switch {
+	case e.question != "":
+		return Proposal{Definition: current, Plan: e.question}
+	case len(e.done) == 0:
+		return Proposal{Definition: current, Plan: "I could not tell what to change in the workflow. Say it as, for " +
+			"example, \"post it to https://… instead\", \"also e-mail ap@example.com\", \"retry the POST 3 times\", " +
+			"\"remove the review\", \"rename extract to read_invoice\" or \"send it to review if below 0.8 confidence\"."}
+	}
+	def := e.b.definition()
+	changes := diff(current, def, e.renamed, e.moved)
+	p := Proposal{Definition: def, Assumptions: e.b.assumptions, Missing: placeholders(def), Understood: true, Changes: changes}
+	var plan strings.Builder
+	plan.WriteString("Here is what I will change:\n\n")
+	for i, c := range e.done {
+		fmt.Fprintf(&plan, "%d. %s.\n", i+1, upperFirst(strings.TrimRight(c, ".")))
+	}
+	p.Plan = plan.String()
+	p.Summary = describeChanges(changes) + "\n" + Summarize(def)
+	return p
 }
 
 // Revise proposes again after the user rejected a definition, changing it as their reason says.
@@ -27,4 +75,55 @@ func Revise(rejected map[string]any, reason string) Proposal {
 func tasksOf(def map[string]any) []any {
 	t, _ := def["tasks"].([]any)
 	return t
+}
+
+var editVerbs = regexp.MustCompile(`(?i)\s+(?:and|but)\s+(?:also\s+)?(retry|remove|delete|drop|rename|move|change|set|replace|use|swap|add|skip|don'?t|make|require|give|time\s*out|wait|send|post|e-?mail|notify|review|have|extract|put)\b`)
+
+// editClauses splits an edit request at sentence ends, "then", and "and" before an edit's verb.
+func editClauses(request string) []string {
+	var out []string
+	for _, c := range clauses(request) {
+		out = append(out, strings.Split(editVerbs.ReplaceAllString(c, "\x00$1"), "\x00")...)
+	}
+	return out
+}
+
+// apply makes one clause's edit; false when the clause asks for nothing the editor knows.
+func (e *editor) apply(clause string) bool {
+	l := strings.ToLower(clause)
+	for _, edit := range []func(clause, l string) bool{e.rename, e.remove, e.move, e.policy, e.alsoExtract,
+		e.threshold, e.setParam} {
+		if edit(clause, l) {
+			return true
+		}
+	}
+	return e.add(clause, l)
+}
+
+// ask stops the edit with a question about which of the tasks a phrase means.
+func (e *editor) ask(what string, names []string) {
+	e.question = fmt.Sprintf("Which %s do you mean: %s? Name it and I will change only that one.", what,
+		strings.Join(names, " or "))
+}
+
+// placeholders are the parameters a definition still holds a placeholder for.
+func placeholders(def map[string]any) []Missing {
+	var out []Missing
+	tasks, _ := copyDefinition(def)
+	for _, t := range tasks {
+		p := params(t)
+		var miss []string
+		switch {
+		case typeOf(t) == "http_request" && p["url"] == placeholderURL:
+			miss = []string{"url"}
+		case typeOf(t) == "email" && strings.Contains(fmt.Sprint(p["to"]), placeholderEmail):
+			miss = []string{"to"}
+		case typeOf(t) == "sql_query" && p["database_id"] == placeholderUUID:
+			miss = []string{"database_id"}
+		}
+		if miss != nil {
+			out = append(out, Missing{Name: nameOf(t), Type: typeOf(t), Missing: miss})
+		}
+	}
+	return out
 }

@@ -23,6 +23,7 @@ type step struct {
 	seconds   int
 	language  string
 	table     string
+	guard     *guard // the step runs only when this holds
 }
 
 // trigger is how executions start, when the request says.
@@ -164,6 +165,9 @@ func stepOf(clause, l string) (step, bool) {
 	if s.kind == "" {
 		s.kind = keyword(l, s.url)
 	}
+	if s.kind != "" && s.kind != "review" {
+		s.guard = guardOf(clause)
+	}
 	switch s.kind {
 	case "":
 		return s, false
@@ -225,30 +229,4 @@ func keyword(l, url string) string {
 		return "transform"
 	}
 	return ""
-}
-
-// list splits "the total, the vendor and the date" into total, vendor, date.
-func list(text string) []string {
-	text = strings.NewReplacer(" and ", ",", " or ", ",", "/", ",").Replace(text)
-	var out []string
-	for _, f := range strings.Split(text, ",") {
-		f = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "the "))
-		f = strings.TrimPrefix(f, "its ")
-		f = strings.Trim(f, " .'\"")
-		if f == "" || f == "it" || f == "them" {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-func duration(l string) int {
-	m := durationRe.FindStringSubmatch(l)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
-	unit := map[string]int{"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400, "week": 604800}
-	return n * unit[strings.ToLower(m[2])]
 }

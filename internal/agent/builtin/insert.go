@@ -1,0 +1,244 @@
+package builtin
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+var (
+	positionRe = regexp.MustCompile(`(?i)\s*,?\s*\b(before|after)\s+(.{2,80}?)\s*$`)
+	leadingAdd = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also|then|additionally|afterwards|finally|add a step (?:that|to)|add)\s+`)
+	alsoFields = regexp.MustCompile(`(?i)^(?:and\s+)?(?:also\s+)?(?:extract|pull out|capture|read)\s+(?:the\s+)?(.+?)(?:\s+too|\s+as well)?$`)
+)
+
+// add puts the clause's step into the flow: before or after the task the clause names, a review right
+// after the data it reviews, anything else at the end.
+func (e *editor) add(clause, l string) bool {
+	b := e.b
+	anchor, where := "", ""
+	if m := positionRe.FindStringSubmatch(clause); m != nil {
+		if names := b.refer(strings.ToLower(m[2])); len(names) == 1 {
+			anchor, where = names[0], strings.ToLower(m[1])
+			clause = strings.TrimSpace(clause[:len(clause)-len(m[0])])
+		}
+	}
+	clause = leadingAdd.ReplaceAllString(clause, "")
+	if t := triggerOf(strings.ToLower(clause)); t != "" {
+		return false
+	}
+	s, ok := stepOf(clause, strings.ToLower(clause))
+	if !ok {
+		return false
+	}
+	if anchor == "" && (s.kind == "review" || s.kind == "approve") {
+		if d := b.dataBefore(""); d != "" && len(b.out(d)) > 0 {
+			anchor, where = d, "after"
+		}
+	}
+	n := len(b.tasks)
+	switch where {
+	case "before":
+		b.dataAt(b.upstream(anchor))
+		b.last = from(b.into(anchor))
+		b.dropEdges(func(x map[string]any) bool { return x["target"] == anchor })
+		b.step(s)
+		b.connect(anchor)
+		b.moveBefore(n, anchor)
+	case "after":
+		up := b.upstream(anchor)
+		up[anchor] = true
+		b.dataAt(up)
+		outs := b.out(anchor)
+		b.dropEdges(func(x map[string]any) bool { return x["source"] == anchor })
+		b.last = []edgeFrom{b.after(anchor)}
+		b.step(s)
+		for _, o := range outs {
+			b.connect(o["target"].(string))
+		}
+		if i := b.index(anchor); i+1 < n {
+			b.moveBefore(n, nameOf(b.tasks[i+1]))
+		}
+	default:
+		all := map[string]bool{}
+		for _, t := range b.tasks {
+			all[nameOf(t)] = true
+		}
+		b.dataAt(all)
+		b.last = b.sinks()
+		b.step(s)
+	}
+	b.last = nil
+	if s.kind == "review" && b.reviewed != "" && b.data != "" {
+		b.preferReviewed(b.reviewed, b.data)
+	}
+	return len(b.tasks) > n
+}
+
+// dataAt sets what the data is at a point of the flow from the tasks upstream of it: the last of them
+// (in the flow's order) whose output is data, and the review of it, if one is upstream too.
+func (b *builder) dataAt(upstream map[string]bool) {
+	b.produced("", "", nil)
+	for _, t := range b.tasks {
+		name := nameOf(t)
+		if !upstream[name] {
+			continue
+		}
+		p := params(t)
+		switch typeOf(t) {
+		case "llm":
+			if schema, ok := p["output_schema"].(map[string]any); ok {
+				props, _ := schema["properties"].(map[string]any)
+				var fields []string
+				for _, r := range requiredOf(schema, props) {
+					if r != "confidence" || len(props) == 1 {
+						fields = append(fields, r)
+					}
+				}
+				b.produced(name, "json", fields)
+			} else {
+				b.produced(name, "text", nil)
+			}
+		case "sql_query":
+			b.produced(name, "rows", nil)
+		case "transform":
+			b.produced(name, "value", nil)
+		case "http_request":
+			if m, _ := p["method"].(string); m == "" || strings.EqualFold(m, "GET") {
+				b.produced(name, "body", nil)
+			}
+		case "human_review":
+			if p["review_of"] == b.data && b.data != "" {
+				b.reviewed = name
+			}
+		}
+	}
+}
+
+// requiredOf lists a schema's fields: its required ones in order, then the rest by name.
+func requiredOf(schema, props map[string]any) []string {
+	var out []string
+	req, _ := schema["required"].([]any)
+	for _, r := range req {
+		if s, ok := r.(string); ok {
+			out = append(out, s)
+		}
+	}
+	var rest []string
+	for k := range props {
+		if !slices.Contains(out, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
+}
+
+// dataBefore is the data task upstream of name (of the whole flow when name is "").
+func (b *builder) dataBefore(name string) string {
+	up := map[string]bool{}
+	if name == "" {
+		for _, t := range b.tasks {
+			up[nameOf(t)] = true
+		}
+	} else {
+		up = b.upstream(name)
+	}
+	saved := []any{b.data, b.dataKind, b.fields, b.reviewed}
+	b.dataAt(up)
+	d := b.data
+	b.data, b.dataKind, b.fields, b.reviewed = saved[0].(string), saved[1].(string), saved[2].([]string), saved[3].(string)
+	return d
+}
+
+// preferReviewed makes the tasks after a new review read its corrected output where they read what it
+// reviews: $tasks.data becomes ($tasks.review // $tasks.data), null when the review was skipped.
+func (b *builder) preferReviewed(review, data string) {
+	ref := regexp.MustCompile(`\$tasks\.` + regexp.QuoteMeta(data) + `\b`)
+	for _, t := range b.tasks {
+		if !b.upstream(nameOf(t))[review] {
+			continue
+		}
+		t["parameters"] = replaceStrings(params(t), func(s string) string {
+			if strings.Contains(s, "// $tasks."+data) {
+				return s
+			}
+			return ref.ReplaceAllString(s, "($tasks."+review+" // $tasks."+data+")")
+		})
+	}
+}
+
+// alsoExtract adds fields to the extraction the flow has ("also extract the due date"), to its schema
+// and prompt and to the bodies and messages built from it.
+func (e *editor) alsoExtract(clause, l string) bool {
+	m := alsoFields.FindStringSubmatch(clause)
+	b := e.b
+	if m == nil {
+		return false
+	}
+	var extraction map[string]any
+	for _, t := range b.tasks {
+		if _, ok := params(t)["output_schema"].(map[string]any); ok && typeOf(t) == "llm" {
+			extraction = t
+		}
+	}
+	if extraction == nil {
+		return false
+	}
+	schema := params(extraction)["output_schema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	if props == nil {
+		return false
+	}
+	req, _ := schema["required"].([]any)
+	var added []string
+	for _, f := range list(strings.TrimSuffix(m[1], " from it")) {
+		n := fieldName(f)
+		if _, ok := props[n]; ok {
+			continue
+		}
+		typ := "string"
+		if numeric(f) {
+			typ = "number"
+		}
+		props[n] = map[string]any{"type": typ, "description": "The " + f + "."}
+		req = append(req, n)
+		added = append(added, n)
+	}
+	schema["required"] = req
+	if prompt, _ := params(extraction)["prompt"].(string); strings.HasPrefix(prompt, "Extract the ") {
+		i := strings.Index(prompt, " from this input")
+		if i > 0 {
+			params(extraction)["prompt"] = prompt[:i] + ", " + strings.ReplaceAll(strings.Join(added, ", "), "_", " ") + prompt[i:]
+		}
+	}
+	b.extendOutputs(nameOf(extraction), added)
+	return true
+}
+
+// extendOutputs adds fields to the POST bodies and e-mail texts that list the extraction's fields.
+func (b *builder) extendOutputs(extraction string, fields []string) {
+	field := regexp.MustCompile(`^\{\{ (.*\$tasks\.` + regexp.QuoteMeta(extraction) + `\)?)\.json\.[a-z0-9_]+ \}\}$`)
+	for _, t := range b.tasks {
+		p := params(t)
+		if body, ok := p["body"].(map[string]any); ok && typeOf(t) == "http_request" {
+			for _, v := range body {
+				if m := field.FindStringSubmatch(v.(string)); m != nil {
+					for _, f := range fields {
+						body[f] = "{{ " + m[1] + ".json." + f + " }}"
+					}
+					break
+				}
+			}
+		}
+		if text, ok := p["body"].(string); ok && typeOf(t) == "email" {
+			lines := strings.Split(text, "\n")
+			if m := regexp.MustCompile(`\{\{ (.*\$tasks\.` + regexp.QuoteMeta(extraction) + `\)?)\.json\.`).FindStringSubmatch(lines[len(lines)-1]); m != nil {
+				for _, f := range fields {
+					lines = append(lines, strings.ReplaceAll(f, "_", " ")+": {{ "+m[1]+".json."+f+" }}")
+				}
+				p["body"] = strings.Join(lines, "\n")
+			}
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package builtin
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+var (
+	renameRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:rename|call)\s+(?:the\s+)?(.+?)\s+(?:step\s+|task\s+)?(?:to|as)?\s*["'\x60]?([A-Za-z][A-Za-z0-9_ -]*?)["'\x60]?\s*$`)
+	removeRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:remove|delete|drop|skip|take out|get rid of|leave out|no longer|don'?t|do not|no)\s+(.+)$`)
+	moveRe   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:move|put|do|run)\s+(?:the\s+)?(.+?)\s+(before|after|first|last|at the (?:start|end|beginning))\b\s*(.*)$`)
+	swapRe   = regexp.MustCompile(`(?i)^(?:please\s+)?swap\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+)$`)
+)
+
+// rename gives a task a new name everywhere: edges, review_of and every $tasks reference.
+func (e *editor) rename(clause, l string) bool {
+	m := renameRe.FindStringSubmatch(clause)
+	if m == nil {
+		return false
+	}
+	old := e.one(strings.ToLower(m[1]), "task")
+	if old == "" {
+		return e.question != ""
+	}
+	name := fieldName(m[2])
+	if e.b.find(name) != nil && name != old {
+		e.question = "There is already a task named " + name + "; which name should " + old + " have instead?"
+		return true
+	}
+	e.b.find(old)["name"] = name
+	for _, x := range e.b.edges {
+		for _, end := range []string{"source", "target"} {
+			if x[end] == old {
+				x[end] = name
+			}
+		}
+	}
+	for _, t := range e.b.tasks {
+		if params(t)["review_of"] == old {
+			params(t)["review_of"] = name
+		}
+	}
+	e.b.rewriteRefs(func(n string) string {
+		if n == old {
+			n = name
+		}
+		return "$tasks." + n
+	})
+	first := old
+	if was, ok := e.renamed[old]; ok {
+		first = was
+		delete(e.renamed, old)
+	}
+	e.renamed[name] = first
+	return true
+}
+
+// remove takes a task out; what ran before it leads to what ran after it, and a condition left with
+// nothing to decide goes too.
+func (e *editor) remove(clause, l string) bool {
+	m := removeRe.FindStringSubmatch(clause)
+	if m == nil || has(l, "retr", "time out", "timeout") {
+		return false
+	}
+	names := e.b.refer(strings.ToLower(m[1]))
+	if len(names) == 0 {
+		return false
+	}
+	if len(names) > 1 && !has(l, " all ", "every", "both") {
+		e.ask("task", names)
+		return true
+	}
+	for _, n := range names {
+		e.b.cut(n)
+	}
+	return true
+}
+
+// cut removes a task and reconnects around it.
+func (b *builder) cut(name string) {
+	b.detach(name)
+	b.tasks = slices.DeleteFunc(b.tasks, func(t map[string]any) bool { return nameOf(t) == name })
+	for _, t := range b.tasks {
+		if params(t)["review_of"] == name {
+			delete(params(t), "review_of")
+		}
+	}
+	// A removed review's corrections are no longer there: read what it reviewed.
+	alt := regexp.MustCompile(`\(\$tasks\.` + regexp.QuoteMeta(name) + `\s*//\s*(\$tasks\.[A-Za-z0-9_]+)\)`)
+	for _, t := range b.tasks {
+		t["parameters"] = replaceStrings(params(t), func(s string) string { return alt.ReplaceAllString(s, "$1") })
+	}
+	b.rewriteRefs(func(n string) string {
+		if n == name {
+			return "null"
+		}
+		return "$tasks." + n
+	})
+	for _, t := range slices.Clone(b.tasks) {
+		if typeOf(t) == "condition" && b.idle(nameOf(t)) {
+			b.cut(nameOf(t))
+		}
+	}
+}
+
+// detach takes a task out of the edges: each edge into it leads to each task it led to.
+func (b *builder) detach(name string) {
+	in, out := b.into(name), b.out(name)
+	b.dropEdges(func(x map[string]any) bool { return x["source"] == name || x["target"] == name })
+	for _, o := range out {
+		b.last = from(in)
+		b.connect(o["target"].(string))
+	}
+	b.last = nil
+}
+
+// idle says whether a condition decides nothing any more: no edge leaves it, or every edge out of it
+// goes to the same task whatever it decides.
+func (b *builder) idle(name string) bool {
+	out := b.out(name)
+	if len(out) == 0 {
+		return true
+	}
+	targets := map[any]bool{}
+	branches := map[any]bool{}
+	for _, x := range out {
+		if _, ok := x["condition"]; ok {
+			return false
+		}
+		targets[x["target"]] = true
+		br, ok := x["branch"].(bool)
+		branches[!ok || br] = true
+	}
+	return len(targets) == 1 && len(branches) == 2
+}
+
+func replaceStrings(v any, f func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return f(v)
+	case map[string]any:
+		for k, x := range v {
+			v[k] = replaceStrings(x, f)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = replaceStrings(x, f)
+		}
+	}
+	return v
+}
+
+// move puts a task before or after another (or first or last), reconnecting where it was.
+func (e *editor) move(clause, l string) bool {
+	if m := swapRe.FindStringSubmatch(clause); m != nil {
+		x, y := e.one(strings.ToLower(m[1]), "task"), e.one(strings.ToLower(m[2]), "task")
+		if x == "" || y == "" || x == y {
+			return e.question != ""
+		}
+		e.b.place(x, "before", y)
+		e.moved[x], e.moved[y] = true, true
+		return true
+	}
+	m := moveRe.FindStringSubmatch(clause)
+	if m == nil {
+		return false
+	}
+	x := e.one(strings.ToLower(m[1]), "task")
+	if x == "" {
+		return e.question != ""
+	}
+	where, anchor := strings.ToLower(m[2]), ""
+	if where == "before" || where == "after" {
+		if anchor = e.one(strings.ToLower(m[3]), "task"); anchor == "" || anchor == x {
+			return e.question != ""
+		}
+	}
+	e.b.place(x, where, anchor)
+	e.moved[x] = true
+	return true
+}
+
+// place detaches a task and inserts it before or after anchor, or first or last.
+func (b *builder) place(x, where, anchor string) {
+	b.detach(x)
+	t := b.find(x)
+	b.tasks = slices.DeleteFunc(b.tasks, func(u map[string]any) bool { return nameOf(u) == x })
+	switch {
+	case where == "before":
+		b.last = from(b.into(anchor))
+		b.dropEdges(func(e map[string]any) bool { return e["target"] == anchor })
+		b.connect(x)
+		b.last = []edgeFrom{b.after(x)}
+		b.connect(anchor)
+		b.tasks = slices.Insert(b.tasks, b.index(anchor), t)
+	case where == "after":
+		outs := b.out(anchor)
+		b.dropEdges(func(e map[string]any) bool { return e["source"] == anchor })
+		b.last = []edgeFrom{b.after(anchor)}
+		b.connect(x)
+		for _, o := range outs {
+			b.last = []edgeFrom{b.after(x)}
+			b.connect(o["target"].(string))
+		}
+		b.tasks = slices.Insert(b.tasks, b.index(anchor)+1, t)
+	case where == "first" || strings.Contains(where, "start") || strings.Contains(where, "beginning"):
+		roots := b.roots()
+		b.tasks = slices.Insert(b.tasks, 0, t)
+		for _, r := range roots {
+			b.last = []edgeFrom{b.after(x)}
+			b.connect(r)
+		}
+	default:
+		b.last = b.sinks()
+		b.tasks = append(b.tasks, t)
+		b.connect(x)
+	}
+	b.last = nil
+}
+
+// roots are the tasks no edge leads into.
+func (b *builder) roots() []string {
+	var out []string
+	for _, t := range b.tasks {
+		if len(b.into(nameOf(t))) == 0 {
+			out = append(out, nameOf(t))
+		}
+	}
+	return out
+}
