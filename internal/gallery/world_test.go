@@ -74,7 +74,9 @@ func newWorld(t *testing.T, ex *example) *world {
 	if ex.Given.SQL != "" {
 		w.sqlDatabase = w.registerSQL(ex.Given.SQL)
 	}
-	w.flow = w.createFlow(w.fill(string(ex.Definition)))
+	if len(ex.Definition) > 0 {
+		w.flow = w.createFlow(w.fill(string(ex.Definition)))
+	}
 	return w
 }
 

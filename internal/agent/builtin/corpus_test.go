@@ -12,10 +12,31 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
 
+// example is one request of the corpus: a new flow, or (with edits or a rejection's reason) the
+// changes made to the flow the request proposed. Run is what internal/gallery runs it on.
 type example struct {
 	Request string   `json:"request"`
+	Edits   []string `json:"edits"`
+	Reject  string   `json:"reject"`
 	Types   []string `json:"types"`
 	Missing []string `json:"missing"`
+	// Changes are the last edit's changes, as "op task".
+	Changes []string `json:"changes"`
+	// Asks says the last edit names a task ambiguously, so the agent asks which instead of proposing.
+	Asks bool            `json:"asks"`
+	Run  json.RawMessage `json:"run"`
+}
+
+// propose is the agent's proposal for the example: the request, then each edit, then the revision.
+func (ex example) propose() Proposal {
+	p := Propose(ex.Request)
+	for _, e := range ex.Edits {
+		p = Edit(p.Definition, e)
+	}
+	if ex.Reject != "" {
+		p = Revise(p.Definition, ex.Reject)
+	}
+	return p
 }
 
 func corpus(t testing.TB) []example {
@@ -40,7 +61,28 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("%d examples; the corpus keeps at least 30", len(examples))
 	}
 	for _, ex := range examples {
-		p := Propose(ex.Request)
+		p := ex.propose()
+		if ex.Asks {
+			if p.Understood || !strings.Contains(p.Plan, "Which") {
+				t.Errorf("%q %q: want a question, got %+v", ex.Request, ex.Edits, p)
+			}
+			continue
+		}
+		if ex.Run == nil {
+			t.Errorf("%q: the example has no run: internal/gallery runs every proposal", ex.Request)
+		}
+		var changes []string
+		for _, c := range p.Changes {
+			changes = append(changes, c.Op+" "+c.Task)
+		}
+		sort.Strings(changes)
+		sort.Strings(ex.Changes)
+		if strings.Join(changes, ",") != strings.Join(ex.Changes, ",") {
+			t.Errorf("%q %q: changes %v, want %v", ex.Request, ex.Edits, changes, ex.Changes)
+		}
+		if len(ex.Edits)+len(ex.Reject) > 0 && !strings.HasPrefix(p.Summary, "What changes:") {
+			t.Errorf("%q %q: the summary does not begin with the changes:\n%s", ex.Request, ex.Edits, p.Summary)
+		}
 		var types, names []string
 		for _, task := range p.Definition["tasks"].([]any) {
 			m := task.(map[string]any)
@@ -70,7 +112,7 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("%q: the summary does not name %s:\n%s", ex.Request, n, p.Summary)
 			}
 		}
-		if !p.Understood || !strings.Contains(p.Plan, "Confirm the plan") {
+		if !p.Understood || !strings.Contains(p.Plan, "Confirm the plan") && !strings.Contains(p.Plan, "what I will change") {
 			t.Errorf("%q: plan %q", ex.Request, p.Plan)
 		}
 	}
@@ -115,7 +157,7 @@ func BenchmarkPropose(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for _, ex := range examples {
 			began := time.Now()
-			raw, _ := json.Marshal(Propose(ex.Request).Definition)
+			raw, _ := json.Marshal(ex.propose().Definition)
 			dsl.ValidateJSON(raw, reg)
 			took = append(took, time.Since(began))
 		}

@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -77,13 +78,25 @@ func tasksOf(def map[string]any) []any {
 	return t
 }
 
-var editVerbs = regexp.MustCompile(`(?i)\s+(?:and|but)\s+(?:also\s+)?(retry|remove|delete|drop|rename|move|change|set|replace|use|swap|add|skip|don'?t|make|require|give|time\s*out|wait|send|post|e-?mail|notify|review|have|extract|put)\b`)
+var editVerbs = regexp.MustCompile(`(?i)\s+(?:and|but)\s+(?:also\s+)?(retry|remove|delete|drop|rename|move|change|set|replace|use|swap|add|skip|don'?t|make|require|time\s*out|wait|send|post|e-?mail|notify|review|have|extract|put)\b`)
 
 // editClauses splits an edit request at sentence ends, "then", and "and" before an edit's verb.
+// Quoted text (a new prompt, a subject) is never split.
 func editClauses(request string) []string {
+	var quoted []string
+	masked := quotedRe.ReplaceAllStringFunc(request, func(q string) string {
+		quoted = append(quoted, q)
+		return "\x01" + strconv.Itoa(len(quoted)-1) + "\x01"
+	})
+	unmask := regexp.MustCompile("\x01(\\d+)\x01")
 	var out []string
-	for _, c := range clauses(request) {
-		out = append(out, strings.Split(editVerbs.ReplaceAllString(c, "\x00$1"), "\x00")...)
+	for _, c := range joinGuards(clauses(masked)) {
+		for _, part := range strings.Split(editVerbs.ReplaceAllString(c, "\x00$1"), "\x00") {
+			out = append(out, unmask.ReplaceAllStringFunc(part, func(m string) string {
+				i, _ := strconv.Atoi(strings.Trim(m, "\x01"))
+				return quoted[i]
+			}))
+		}
 	}
 	return out
 }
@@ -92,7 +105,7 @@ func editClauses(request string) []string {
 func (e *editor) apply(clause string) bool {
 	l := strings.ToLower(clause)
 	for _, edit := range []func(clause, l string) bool{e.rename, e.remove, e.move, e.policy, e.alsoExtract,
-		e.threshold, e.setParam} {
+		e.threshold, e.guardExisting, e.setParam} {
 		if edit(clause, l) {
 			return true
 		}

@@ -242,3 +242,26 @@ func (b *builder) extendOutputs(extraction string, fields []string) {
 		}
 	}
 }
+
+// guardExisting makes a task the flow has run only when a guard holds ("only notify if the count is
+// above 10"): a condition before it, whose true branch leads to it.
+func (e *editor) guardExisting(clause, l string) bool {
+	g := guardOf(clause)
+	if g == nil || !strings.Contains(l, "only") || addIntent.MatchString(l) {
+		return false
+	}
+	target := e.one(strings.Replace(l, strings.ToLower(g.text), " ", 1), "task")
+	if target == "" {
+		return e.question != ""
+	}
+	b, n := e.b, len(e.b.tasks)
+	b.dataAt(b.upstream(target))
+	b.last = from(b.into(target))
+	b.dropEdges(func(x map[string]any) bool { return x["target"] == target })
+	check := b.add("check_"+fieldName(g.field), "condition", "Does "+g.text+" hold?", map[string]any{"expression": b.test(g)})
+	b.last = []edgeFrom{{source: check, branch: new(true)}}
+	b.connect(target)
+	b.moveBefore(n, target)
+	b.last = nil
+	return true
+}

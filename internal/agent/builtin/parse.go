@@ -56,7 +56,7 @@ func clauses(request string) []string {
 func parse(request string) (*trigger, []step) {
 	var trig *trigger
 	var steps []step
-	for _, clause := range clauses(request) {
+	for _, clause := range joinGuards(clauses(request)) {
 		clause = strings.TrimSpace(clause)
 		if clause == "" {
 			continue

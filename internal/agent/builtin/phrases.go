@@ -65,3 +65,30 @@ func duration(l string) int {
 	unit := map[string]int{"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600, "day": 86400, "week": 604800}
 	return n * unit[strings.ToLower(m[2])]
 }
+
+var guardLead = regexp.MustCompile(`(?i)^(?:but\s+)?(?:only\s+)?(?:if|when|unless)\b`)
+
+// joinGuards puts a clause that is only a guard ("if the label is bug") in front of the clause it
+// guards, which a comma had split from it.
+func joinGuards(cs []string) []string {
+	var out []string
+	pending := ""
+	for _, c := range cs {
+		c = strings.TrimSpace(c)
+		if pending != "" {
+			c = pending + ", " + c
+			pending = ""
+		}
+		if guardLead.MatchString(c) && guardOf(c) != nil {
+			if _, ok := stepOf(c, strings.ToLower(c)); !ok {
+				pending = c
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	if pending != "" {
+		out = append(out, pending)
+	}
+	return out
+}

@@ -9,7 +9,7 @@ import (
 var (
 	renameRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:rename|call)\s+(?:the\s+)?(.+?)\s+(?:step\s+|task\s+)?(?:to|as)?\s*["'\x60]?([A-Za-z][A-Za-z0-9_ -]*?)["'\x60]?\s*$`)
 	removeRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:remove|delete|drop|skip|take out|get rid of|leave out|no longer|don'?t|do not|no)\s+(.+)$`)
-	moveRe   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:move|put|do|run)\s+(?:the\s+)?(.+?)\s+(before|after|first|last|at the (?:start|end|beginning))\b\s*(.*)$`)
+	moveRe   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:move|put|do|run)\s+(?:the\s+)?(.+?)\s+(before|after|first|last|(?:at|to) the (?:start|end|beginning))\b\s*(.*)$`)
 	swapRe   = regexp.MustCompile(`(?i)^(?:please\s+)?swap\s+(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+)$`)
 )
 
@@ -158,8 +158,13 @@ func (e *editor) move(clause, l string) bool {
 		if x == "" || y == "" || x == y {
 			return e.question != ""
 		}
-		e.b.place(x, "before", y)
+		if e.b.index(x) < e.b.index(y) {
+			e.b.place(x, "after", y)
+		} else {
+			e.b.place(x, "before", y)
+		}
 		e.moved[x], e.moved[y] = true, true
+		e.b.unreachable()
 		return true
 	}
 	m := moveRe.FindStringSubmatch(clause)
@@ -178,7 +183,31 @@ func (e *editor) move(clause, l string) bool {
 	}
 	e.b.place(x, where, anchor)
 	e.moved[x] = true
+	e.b.unreachable()
 	return true
+}
+
+// unreachable drops the $tasks references a move left pointing at tasks that no longer run before the
+// task that reads them: ($tasks.r // $tasks.d) reads d, any other such reference reads null.
+func (b *builder) unreachable() {
+	alt := regexp.MustCompile(`\(\$tasks\.([A-Za-z0-9_]+)\s*//\s*(\$tasks\.[A-Za-z0-9_]+)\)`)
+	for _, t := range b.tasks {
+		up := b.upstream(nameOf(t))
+		t["parameters"] = replaceStrings(params(t), func(s string) string {
+			s = alt.ReplaceAllStringFunc(s, func(m string) string {
+				if sub := alt.FindStringSubmatch(m); !up[sub[1]] {
+					return sub[2]
+				}
+				return m
+			})
+			return tasksRef.ReplaceAllStringFunc(s, func(m string) string {
+				if !up[m[len("$tasks."):]] {
+					return "null"
+				}
+				return m
+			})
+		})
+	}
 }
 
 // place detaches a task and inserts it before or after anchor, or first or last.
