@@ -1,8 +1,10 @@
 // Package builtin is loopwork's offline agent: deterministic, with no language model, it turns plain
 // requests ("when an invoice e-mail arrives, extract the total, send it to review if below 0.9
 // confidence, then post it to https://…") into flow definitions built from the task types of the
-// registry, says which parameters it assumed and which it could not fill in, and describes workflows
-// in prose. It is the agent when no model is configured, and the fallback when one fails.
+// registry, edits a definition as a request asks ("also e-mail finance@…", "retry the POST 3 times",
+// "remove the review") keeping what the request does not touch and listing what changed, says which
+// parameters it assumed and which it could not fill in, and describes workflows in prose. It is the
+// agent when no model is configured, and the fallback when one fails.
 package builtin
 
 import (
