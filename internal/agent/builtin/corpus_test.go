@@ -3,6 +3,8 @@ package builtin
 import (
 	"encoding/json"
 	"os"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -165,4 +167,49 @@ func BenchmarkPropose(b *testing.B) {
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50_ms")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99_ms")
+}
+
+// TestEditsKeepWhatTheyDoNotTouch: for every edit and rejection of the corpus, each task its changes do
+// not name is exactly as it was (parameters, retry, timeout, description), and each edge between such
+// tasks is still there.
+func TestEditsKeepWhatTheyDoNotTouch(t *testing.T) {
+	for _, ex := range corpus(t) {
+		if len(ex.Edits) == 0 && ex.Reject == "" || ex.Asks {
+			continue
+		}
+		base := ex
+		if ex.Reject != "" {
+			base.Reject = ""
+		} else {
+			base.Edits = ex.Edits[:len(ex.Edits)-1]
+		}
+		before, after := base.propose(), ex.propose()
+		touched := map[string]bool{}
+		for _, c := range after.Changes {
+			touched[c.Task] = true
+			if c.Op == "renamed" {
+				touched[strings.TrimSuffix(strings.TrimPrefix(c.Detail, "renamed from "), ".")] = true
+			}
+		}
+		old, oldEdges := copyDefinition(before.Definition)
+		nw, newEdges := copyDefinition(after.Definition)
+		ob := &builder{tasks: old}
+		for _, task := range nw {
+			if touched[nameOf(task)] {
+				continue
+			}
+			was := ob.find(nameOf(task))
+			if was == nil || !reflect.DeepEqual(was, task) {
+				t.Errorf("%q %q: %s changed without being listed:\n%v\n%v", ex.Request, ex.Edits, nameOf(task), was, task)
+			}
+		}
+		for _, e := range oldEdges {
+			if touched[e["source"].(string)] || touched[e["target"].(string)] {
+				continue
+			}
+			if !slices.ContainsFunc(newEdges, func(n map[string]any) bool { return reflect.DeepEqual(n, e) }) {
+				t.Errorf("%q %q: the edge %v is gone", ex.Request, ex.Edits, e)
+			}
+		}
+	}
 }
