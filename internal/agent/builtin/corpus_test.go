@@ -213,3 +213,38 @@ func TestEditsKeepWhatTheyDoNotTouch(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryEditOnEveryFlow applies every edit phrase of the corpus to every flow the corpus proposes:
+// whatever the pairing, the agent either asks or declines (nothing changes), or proposes a definition the
+// validator accepts; it never panics and never proposes one with errors.
+func TestEveryEditOnEveryFlow(t *testing.T) {
+	reg := tasks.Builtin()
+	examples := corpus(t)
+	var phrases []string
+	for _, ex := range examples {
+		phrases = append(phrases, ex.Edits...)
+		if ex.Reject != "" {
+			phrases = append(phrases, ex.Reject)
+		}
+	}
+	proposed, understood := 0, 0
+	for _, ex := range examples {
+		base := Propose(ex.Request).Definition
+		for _, phrase := range phrases {
+			p := Edit(base, phrase)
+			proposed++
+			if !p.Understood {
+				if !reflect.DeepEqual(p.Definition, base) {
+					t.Errorf("%q on %q: not understood, yet the definition changed", phrase, ex.Request)
+				}
+				continue
+			}
+			understood++
+			raw, _ := json.Marshal(p.Definition)
+			if res := dsl.ValidateJSON(raw, reg); len(res.Errors) > 0 {
+				t.Errorf("%q on %q: %+v\n%s", phrase, ex.Request, res.Errors[0], raw)
+			}
+		}
+	}
+	t.Logf("%d edits, %d understood", proposed, understood)
+}

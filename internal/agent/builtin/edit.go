@@ -57,6 +57,9 @@ func Edit(current map[string]any, request string) Proposal {
 	}
 	def := e.b.definition()
 	changes := diff(current, def, e.renamed, e.moved)
+	if len(changes) == 0 {
+		return Proposal{Definition: current, Plan: "The workflow already does that: nothing changes.\n\n" + Summarize(current)}
+	}
 	p := Proposal{Definition: def, Assumptions: e.b.assumptions, Missing: placeholders(def), Understood: true, Changes: changes}
 	var plan strings.Builder
 	plan.WriteString("Here is what I will change:\n\n")

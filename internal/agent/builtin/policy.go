@@ -32,15 +32,22 @@ func (e *editor) policy(clause, l string) bool {
 	if !retry && !timeout {
 		return false
 	}
-	targets := e.b.refer(strings.NewReplacer("retry", " ", "retries", " ", "timeout", " ", "time out", " ").Replace(l))
-	if len(targets) == 0 {
-		targets = append(e.b.ofType("http_request"), e.b.ofType("email")...)
-		if timeout && !retry && has(l, "review", "approv", "nobody", "no one") {
-			targets = e.b.ofType("human_review")
+	what := strings.NewReplacer("retry", " ", "retries", " ", "timeout", " ", "time out", " ").Replace(l)
+	targets := e.b.refer(what)
+	switch {
+	case len(targets) > 0:
+	case timeout && !retry && has(l, "review", "approv", "nobody", "no one"):
+		if targets = e.b.ofType("human_review"); len(targets) == 0 {
+			e.question = "The workflow has no review to give a time limit. Add one first, for example \"have someone review it\"."
+			return true
 		}
-	}
-	if len(targets) == 0 && len(e.b.tasks) > 0 {
-		targets = []string{nameOf(e.b.tasks[len(e.b.tasks)-1])}
+	case mentions(what) != "":
+		return e.none(mentions(what))
+	default:
+		// Unnamed: the calls out of the flow, which are what fails for a while and then works again.
+		if targets = append(e.b.ofType("http_request"), e.b.ofType("email")...); len(targets) == 0 {
+			return e.none("HTTP call or e-mail")
+		}
 	}
 	for _, name := range targets {
 		t := e.b.find(name)
@@ -90,6 +97,11 @@ func (e *editor) timeout(t map[string]any, l string) {
 			params(t)["on_timeout"] = map[string]string{"approve": "approve", "accept": "approve", "reject": "reject", "fail": "fail"}[strings.ToLower(m[1])]
 		}
 	case "http_request":
+		// A call waits at most 10 minutes for its answer (the parameter's maximum).
+		if seconds > 600 {
+			seconds = 600
+			e.b.assume(nameOf(t), "timeout_seconds", 600)
+		}
 		params(t)["timeout_seconds"] = seconds
 	default:
 		t["timeout_seconds"] = seconds

@@ -125,3 +125,31 @@ func (b *builder) rewriteRefs(f func(name string) string) {
 		}
 	}
 }
+
+// mentions is the kind of task a phrase names by its words ("the POST", "the e-mail"), "" when none.
+func mentions(l string) string {
+	for _, k := range kinds {
+		for _, w := range k.words {
+			if wordIn(l, w) || len(w) > 5 && strings.Contains(l, w) {
+				return strings.ReplaceAll(k.typ, "_", " ")
+			}
+		}
+	}
+	return ""
+}
+
+// none answers a clause that names a task the flow does not have: it changes nothing and says so.
+func (e *editor) none(what string) bool {
+	e.question = "The workflow has no " + what + " to change. Say \"also …\" to add a step, or name a task it has: " +
+		strings.Join(e.b.taskNames(), ", ") + "."
+	return true
+}
+
+// taskNames are the flow's task names in order.
+func (b *builder) taskNames() []string {
+	var out []string
+	for _, t := range b.tasks {
+		out = append(out, nameOf(t))
+	}
+	return out
+}

@@ -20,8 +20,11 @@ func (e *editor) rename(clause, l string) bool {
 		return false
 	}
 	old := e.one(strings.ToLower(m[1]), "task")
+	if old == "" && e.question == "" {
+		return e.none("task called " + m[1])
+	}
 	if old == "" {
-		return e.question != ""
+		return true
 	}
 	name := fieldName(m[2])
 	if e.b.find(name) != nil && name != old {
@@ -65,7 +68,7 @@ func (e *editor) remove(clause, l string) bool {
 	}
 	names := e.b.refer(strings.ToLower(m[1]))
 	if len(names) == 0 {
-		return false
+		return e.none(orDefault(mentions(strings.ToLower(m[1])), "such task"))
 	}
 	if len(names) > 1 && !has(l, " all ", "every", "both") {
 		e.ask("task", names)
@@ -155,8 +158,11 @@ func replaceStrings(v any, f func(string) string) any {
 func (e *editor) move(clause, l string) bool {
 	if m := swapRe.FindStringSubmatch(clause); m != nil {
 		x, y := e.one(strings.ToLower(m[1]), "task"), e.one(strings.ToLower(m[2]), "task")
+		if e.question != "" {
+			return true
+		}
 		if x == "" || y == "" || x == y {
-			return e.question != ""
+			return e.none("two such tasks")
 		}
 		if e.b.index(x) < e.b.index(y) {
 			e.b.place(x, "after", y)
@@ -173,12 +179,12 @@ func (e *editor) move(clause, l string) bool {
 	}
 	x := e.one(strings.ToLower(m[1]), "task")
 	if x == "" {
-		return e.question != ""
+		return e.question != "" || e.none(orDefault(mentions(strings.ToLower(m[1])), "such task"))
 	}
 	where, anchor := strings.ToLower(m[2]), ""
 	if where == "before" || where == "after" {
 		if anchor = e.one(strings.ToLower(m[3]), "task"); anchor == "" || anchor == x {
-			return e.question != ""
+			return e.question != "" || e.none(orDefault(mentions(strings.ToLower(m[3])), "such task"))
 		}
 	}
 	e.b.place(x, where, anchor)

@@ -21,7 +21,9 @@ func (e *editor) setParam(clause, l string) bool {
 	adding := addIntent.MatchString(l)
 	b := e.b
 	if url := urlRe.FindString(clause); url != "" && !adding {
-		return e.set(b.httpTarget(strings.Replace(l, strings.ToLower(url), " ", 1)), "url", url, "request")
+		if name := b.httpTarget(strings.Replace(l, strings.ToLower(url), " ", 1)); name != "" {
+			return e.set(name, "url", url, "request")
+		}
 	}
 	if to := emailRe.FindAllString(clause, -1); len(to) > 0 && len(b.ofType("email")) > 0 && (!adding || copyRe.MatchString(l)) {
 		name := e.oneOf(l, "email", "e-mail")
@@ -49,13 +51,17 @@ func (e *editor) setParam(clause, l string) bool {
 	if m := peopleRe.FindStringSubmatch(l); m != nil && has(l, "approv", "review", "sign") && !adding {
 		name := e.oneOf(l, "human_review", "review")
 		if name == "" {
-			return e.question != ""
+			return e.question != "" || e.none("review")
 		}
 		params(b.find(name))["required_approvals"] = number(m[1])
 		return true
 	}
 	if d := duration(l); d > 0 && has(l, "wait", "delay", "pause") && len(b.ofType("delay")) > 0 && !adding {
 		return e.set(e.oneOf(l, "delay", "wait"), "seconds", d, "wait")
+	}
+	// "… instead" changes what the flow has; with nothing of that kind it adds nothing unasked.
+	if wordIn(l, "instead") {
+		return e.none(orDefault(mentions(l), "such task"))
 	}
 	return false
 }
