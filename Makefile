@@ -85,7 +85,7 @@ FUZZ_TARGETS ?= \
 	internal/engine/dsl:FuzzParseTemplate \
 	internal/csvsniff:FuzzPreview internal/csvsniff:FuzzScan \
 	internal/platform/conversations:FuzzFrame internal/platform/storage:FuzzParseURI \
-	internal/v1/exports:FuzzFlatten internal/v1/paging:FuzzNew
+	internal/v1/exports:FuzzFlatten internal/v1/paging:FuzzNew internal/llm:FuzzBuiltin
 
 fuzz:
 	./internal/tools/with-test-db.sh bash -c 'set -e; for t in $(FUZZ_TARGETS); do \

@@ -53,8 +53,17 @@ func llmType() Type {
 		Name: "llm",
 		Description: "Prompts a language model and returns its answer, as text and, with output_schema, as JSON. " +
 			"Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in " +
-			"model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's " +
-			"\"name: value\" mentions, with a confidence of the share it found.",
+			"model loopwork-builtin runs offline and answers from the prompt's input, never its instruction (the " +
+			"system message, and a leading paragraph or line that ends with ':' or opens with a verb such as " +
+			"Extract, Classify or Summarise; JSON in the prompt is input). Asked for JSON, it fills each property with " +
+			"the value after its label in the input (`Vendor: …`, `\"total\": …`, or a synonym: supplier, amount due, " +
+			"invoice no …), else with the only value of its kind there (an e-mail address, phone number, URL, date, " +
+			"sum of money, invoice or order number), typed as the schema says, with dates as YYYY-MM-DD where the " +
+			"property has format date or is named a date; an enum by its words or simple cues in the input; a " +
+			"property not found is null where allowed, else its type's zero value. A confidence property is the " +
+			"mean over the others of 1 for a labelled value, 0.8 for the only value of its kind, 0.5 for a pick " +
+			"among several and 0 for a missing one. Without output_schema it answers with the input's first " +
+			"sentences when asked to summarise, else with the input shortened: it cannot translate, rewrite or reason.",
 		Parameters: object("Parameters of an llm task.", m{
 			"prompt": with(str("The user message sent to the model."+templateNote),
 				"minLength", 1, "maxLength", 200000),
