@@ -1319,6 +1319,33 @@ func (e VerifyRequestType) Valid() bool {
 	}
 }
 
+// Defines values for WorkflowChangeOp.
+const (
+	WorkflowChangeOpAdded   WorkflowChangeOp = "added"
+	WorkflowChangeOpChanged WorkflowChangeOp = "changed"
+	WorkflowChangeOpMoved   WorkflowChangeOp = "moved"
+	WorkflowChangeOpRemoved WorkflowChangeOp = "removed"
+	WorkflowChangeOpRenamed WorkflowChangeOp = "renamed"
+)
+
+// Valid indicates whether the value is a known member of the WorkflowChangeOp enum.
+func (e WorkflowChangeOp) Valid() bool {
+	switch e {
+	case WorkflowChangeOpAdded:
+		return true
+	case WorkflowChangeOpChanged:
+		return true
+	case WorkflowChangeOpMoved:
+		return true
+	case WorkflowChangeOpRemoved:
+		return true
+	case WorkflowChangeOpRenamed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkflowUpdateBodyType.
 const (
 	WorkflowUpdate WorkflowUpdateBodyType = "workflow_update"
@@ -3955,7 +3982,9 @@ type ReasoningBodyType string
 // Region Where a model endpoint processes data: `eu` for endpoints inside the European Union, `global` for endpoints that may process data anywhere.
 type Region string
 
-// RejectWorkflowAction Rejects a proposed workflow; the agent revises it.
+// RejectWorkflowAction Rejects a proposed workflow; nothing is saved. With `reason` the agent revises the rejected definition as it
+// says and proposes the revision; without it the agent asks what should change, and the next text message
+// revises the rejected definition.
 type RejectWorkflowAction struct {
 	// Action Always `reject_workflow`.
 	Action RejectWorkflowActionAction `json:"action"`
@@ -3965,6 +3994,10 @@ type RejectWorkflowAction struct {
 
 	// MessageType Always `action`.
 	MessageType RejectWorkflowActionMessageType `json:"message_type"`
+
+	// Reason What should change, 1 to 32000 characters; the agent revises the rejected definition accordingly. It is
+	// stored as a message of the user.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // RejectWorkflowActionAction Always `reject_workflow`.
@@ -4792,6 +4825,23 @@ type VerifyRequest struct {
 // VerifyRequestType `invite` for an invitation link, `recovery` for a password-reset link.
 type VerifyRequestType string
 
+// WorkflowChange One change a proposal makes to the definition it started from.
+type WorkflowChange struct {
+	// Detail What changed, in prose.
+	Detail string `json:"detail"`
+
+	// Op What happened to the task: `added`, `removed`, `renamed`, `changed` (its type, parameters, retry or
+	// timeout) or `moved` (its place among the edges).
+	Op WorkflowChangeOp `json:"op"`
+
+	// Task The task's name in the proposal (its former name when it was removed).
+	Task string `json:"task"`
+}
+
+// WorkflowChangeOp What happened to the task: `added`, `removed`, `renamed`, `changed` (its type, parameters, retry or
+// timeout) or `moved` (its place among the edges).
+type WorkflowChangeOp string
+
 // WorkflowState The workflow the direct agent works on; optional.
 type WorkflowState struct {
 	// Tasks The workflow's tasks.
@@ -4818,8 +4868,13 @@ type WorkflowStateTask struct {
 
 // WorkflowUpdateBody A flow definition proposed by the agent. It is not saved until the user accepts it with the
 // `accept_workflow` action (which saves the definition sent back in `flow_definition` as a new flow version);
-// `reject_workflow` discards it.
+// `reject_workflow` discards it (and, with a `reason`, has the agent revise it).
 type WorkflowUpdateBody struct {
+	// Changes What the proposal changes compared with the definition it started from (the pending proposal it
+	// refines, the rejected definition it revises, or the flow's saved version), one entry per task touched.
+	// Absent or null for a proposal of a new flow.
+	Changes *[]WorkflowChange `json:"changes,omitempty"`
+
 	// Definition The complete proposed flow definition (`version`, `tasks`, `edges`).
 	Definition map[string]interface{} `json:"definition"`
 
@@ -7124,13 +7179,19 @@ type ClientInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -7179,13 +7240,19 @@ type ClientInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -7224,10 +7291,13 @@ type ClientInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -7241,10 +7311,13 @@ type ClientInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -9240,13 +9313,19 @@ func (c *Client) UpdateConversationPhase(ctx context.Context, id ConversationId,
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -9305,13 +9384,19 @@ func (c *Client) StreamConversationChatWithBody(ctx context.Context, id Conversa
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -9370,10 +9455,13 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ConversationId
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -9397,10 +9485,13 @@ func (c *Client) RunDirectAgentWithBody(ctx context.Context, contentType string,
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -19206,13 +19297,19 @@ type ClientWithResponsesInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -19261,13 +19358,19 @@ type ClientWithResponsesInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -19308,10 +19411,13 @@ type ClientWithResponsesInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -19325,10 +19431,13 @@ type ClientWithResponsesInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -30870,13 +30979,19 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithResponse(ctx context.Co
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -30931,13 +31046,19 @@ func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx con
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -30990,10 +31111,13 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -31013,10 +31137,13 @@ func (c *ClientWithResponses) RunDirectAgentWithBodyWithResponse(ctx context.Con
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -61029,789 +61156,800 @@ var swaggerSpec = []string{
 	"gCdWMqmOwUCys6pnY/d3KUXRAgwzv+QzyGVL49vjTtbhc8fmYi1JPgmmds44cwfjYistYXlckIKljn+k",
 	"4GaAKZ5IBZDZ04GSr+MWwUCTUbQs3t6h62eGnndFqQWeEuBOuJ0NQmrc5FQOC4aDNk6pZuVazOxC2AET",
 	"KJW/xFHOAjGo1ZQg9TpkrXoSh/1qPSgqbS7krB6VEb3s82iD4vHcRaJ7arzhO6hlZbnguUs8Pj09ZYs1",
-	"h0TawkyigViHoGU7YML/f/b+fbtt5Mobhm+llr6sZTIPRB0sd7qllfU8ah86TnwaSY5npumHKBJFslpg",
-	"FRsFSGYcf2uuZt77eC9lruRdtfeuQgEESFA+pRP/MZM2BaDOu/bx98PrxXnAJlop8JV0EhUdgjH3XNqV",
-	"KusiQiLLIzu248rQIvaxHDKtSN3V7VE/UOVwtpykLdpl+eAWJTN88i4a5r+wahlO3Ufql+Fy3U3N7JrU",
-	"1ZKGFIoAKC/Dl1jv9dXDHbi+P4Xs+6KCbrD3xSVW24eDznXXlLbGWxY8ESVzMfG99LaHW1yUZbsC0y3J",
-	"q6axtOR5lZvjntffsuBWLFm6/YOd9NOPviU6YIZ3OFmV4NdOR+vToIJ/zN1TohU2WLAht9mpR7yLPLyc",
-	"/S9SrdE/Zq8IK0zL10xQHVTKgqECR6KgHVZfgvdrCEDv1zX5jgkCARzj2lW22Vu/xT/+tso45ElN33/Y",
-	"gW3I9u6NGP9FrHaLHcBdD3DWgCndu3jykP3hwdEf+gP2BoqUF8LOHCLNONL9RCwF5nKz+DpfxacsdiEE",
-	"gXbFxeW5/Z6JWDzJbuKIxe/ogRU+INLU9mGyPymyG4DFafIWpg00fpdypnheZILxdKYzmc8XNUimi8vj",
-	"B98hrOxj+M9B8110s/7xx9QtBt2qfffVfuvHGna9nQLxDncR61kT47uTIkubBeZ1k9T/i1iBCAaNQiSV",
-	"wpP4WiaxAy9C3lZ9LZrl0HUTFL39OGap1+bunGbuYfNIVfNIFzop0sJsHWhhNnhijZxV3LBGzhqNrXft",
-	"C0f76R2baJ0lUvFcbO3TauvnVt0/V5PE10Dkfu0yd61lmc5aBSie4EuRNzllQBa+EWNml+5S5MFhdeG5",
-	"8iRTec+NyOR0BV4rY3CLNJwz+3znRKlA0jQRw1QGb7/bNFZrnVxxc11SaLfrp9WIVovfrkyIqhKQR0yJ",
-	"W4hZyMzkFa+dQ1TF09XduKn0+43M51d8ZhqJENdYCasDaZ4YRDNudwdfVFBsq6DO6ysrHPx7XftYEWOa",
-	"ho0BTLqEqV2LugJVtrwRnfQoCoM0gJqDQzETPIHCOgwWrcqosh3TYDdGWdupuMy/cEOZWPVBGcj8JUjR",
-	"MMc/9uOsBnxSJJn1f22UO1b3MjlfLBs2oSwLxWAtrKL4Wsl3rAmuXar8u5O9rXafj9uWDZdz3Lh90sWn",
-	"A7RO00U7Gfh2IOAAqbeKj7uOcAHWkn3Q4T9TBvhCJ8Jq+h5T0F5/gic+L9mVegFtYr4jtG5HONgFfzdC",
-	"wdlAbLBcioyNdUH8uvCYMxFwF273KsAo20sPubUfp3JWZCLBGTnrUvUGT1Ljm/KjMdQ/QunWeu0QdUU5",
-	"LJxULNfFqV/yzACcBfzZparJMDvqnmHxL0armJCv/UmFu8pXtDuSsjzASnCZTexpTnQyU6v4qHRlN4VM",
-	"7HIakU6tdRFb8R3XPgquHqoF+v/F1sSdylRYw+P1xbPIgzbjQMHA7mPmOWIPejnjoJIB6bgRfHWZ6cUy",
-	"35BDSid4fasP/uHQzDnsZqT7CRrYAeT8jLBRfN+gFjwsc48JA7XqPz3skNuPPogGEwF+d/McsTDtBbfF",
-	"NAPwXRTWsK++zXxl5tfvPrEAevYia7jeL631ADK3fOqMWWkLkgCQUBJ7t2Dai5y0kJf4otyNML51Phw8",
-	"by33YTfAijRdxAP2Cr5kGGcpV7PCnlE4l2tYtii2AKMUMu+AAwZWtyJOo4DIgE/mWDcmXXkiJogWhjzt",
-	"tBmTYpLbq3cfHu5phV4vmfexAUgUArR7BCtARAofx8P+uiDfPvwuAYXdXuvTVCpxSgVb1u4D4S4xddAg",
-	"5jtd9auSMxkn+J5hQ4jyneJGG+4xe0ZQy6Y8ZLipEqEmfkSAPw8t2EuyHfGhorlsxGy4AP4wdJ05pFa3",
-	"CJVFIvhWtwQlNANhOaxhM4Q3/QN7CNbuxpoa5EdbLQbZgkGd8FysZR42Z9eHSKTNWaMuIoF/+dk1g7o6",
-	"YCE58NZtTIL03FqzZbwhGO/bDffe3mOcX6IBsF+NWBXOImJ2zJhdBzCzsFukcY+dDtVQvX/PBrCwgEHr",
-	"ZP3ef+iCyOQIyGLAzlGLKKt9b51HP9GTwu5SqC09Y6lA+DokYq/bOVZNsIJUoHqS2S6udJGF23os8lsh",
-	"FDuERyBmVJGMhxvBYh/UwWLvN0EnfFfumjRdfAPL+JpgGVWL6htIxmcAyYC7N7DF7Z7vBolB1/vVaime",
-	"2Zc+Cvj1mUZao8tcLJtj4iYXS7TIUnoWYKo8yrzOGPcSJyrFDByLrIxrSJWId4MtgYtN4eFPEjF4jtrx",
-	"j4QzXtePwMfO0/1SE3LatNcLkD00I/AkhanDDd4CLIRqcdyRLQSCfkvW2uY0XvpSZSut+0paLj/aIq6r",
-	"TfuD5usS4N6bg6m3mba3mhvUgMV2imIHMAbpR2cs5sZIk3OV+7/MhBKZnFDyNVxrZyx+o7NrMDdfpVwp",
-	"kcVDdZvJHJm/l3NuBIuXKVdx+Ox5+XHgw8SyM6tAmsB+9e/DM/YDkCTOKEvcNpVIPlPaCLOW723OWHxZ",
-	"LEV2I43OYpbpwnbKXY0+i9yQSrbUWW6oQWJ8xcCdWyYAqMBqYOj6XrS3Pp7wR5qQvWiv2u29aK/sWKML",
-	"7zlVK7T7m8ManDW0sJRLtQ97NfiTlQm3TTkEFPi3Cvv2SIFvt3HzSWOkmllpB9eRaebjv4LqYPSnecDg",
-	"Uu4FCf4TQEgFb4u0RkkDPX/ARl+XhATSCAwRcNF70wSTQiMW2yGUlzcSaJBuEC9wNHHQtYr7fVP4cr24",
-	"aJvPvVncP7eG0lM11U3r3GD+Ea0UcdRl5PypedvJTzkC02xTGXfg0nMvkWcCvh24hLaWP7u7qI320f3Z",
-	"zX7dqWpqyamisGPavxUmP4n7JTBsCepRWasWKV1meUF7G5IrcIodGRI4ZukqKTnBwFVi9QRUHKrbpjX7",
-	"ZGveOhB5kjIM3fj40WZi1r4W9MfWldja/Cad8wI+vvVEBMtR9jbcReH8RfUt3XqSNkSsAFbjhktQFmtH",
-	"q6l+YdvZgdkANCD8RLz9jOCDnUOcpWzoNJtYidU2PS+DUEc9K7M97zIMkDRM0p0gKCrf7DwZYf83ZXN+",
-	"IoCLSic/B9BFdRZ2yKZsnIimcp1KcKuHXDX9xijazmgOXXEZzAhx5SsFEk35P0/KuvS1uJy05iF8hzsI",
-	"fxUwEoT1Prc6u24uk/C5Zhuz4KrxQG4qqXDd80tbqqubsuNIAlaS5MK+Nu2AV3Y3Wts+SO6vGyOp9ztm",
-	"gjnjC3FqVeqj7lh4opUwNMgzby56GtgSzx/s+GshlujYBPdrE/H0BrfQC3FbUVkDUHyME0BiBLEUTlLB",
-	"M7PuWunoHdpcXWR7Are9mevbkkK0wRl1/OBB3ZOzHehK5LlUM9M989Su56V7az3t1HbXffQMQy4UECKQ",
-	"Mmkgg9w9g7S0SJ3Yi99/iFkmjMg9jRidRtOtcr5Mf9hhMIRZ0DwUYuGLk4xPc0z1gqwhMxfWDsSAU55x",
-	"cMmhEKC4eacMkBtp5FimMu/kI/tr+XQj8Lg/cODm4TPTWlWT81mT0sVnTINzFsMUSC+Z2N2vM2RcBV8b",
-	"jBeLeTvrW219e5qLRQOK3EIq98+tNsvMbBY/TS2uzcjdgH/8bHVJg7ris5f+eUijnpFOshtC26wKfPHR",
-	"7OjVhOMBe2J3OU+S2Nlvua6QIud8xno1jP4iTfv0ZiYWQOEhrXWWokFPb8EnxDs+yUG2S8PcSM7WBDh+",
-	"Bt8N8tVmJuR2EDLznxjsVf18QE93wW/JE7WDr89OsfOeVdEDO6xOkBr/MSVO5c5qg8AIsS9me0GvOx6G",
-	"9gzCWYsfg0L5yzJZDKyLyKWtGHTdJpjGc1exYNtwUuGTnXz/0UZ7Sxf5RGM0BuRbKAfXNYevICq6ofHU",
-	"3wzheGYtMDqzDTlp7tiCjgVQTUkCMB9Etgy3OR5ZhGhalFhSOk0EYYaAuszpzz49m8hIXNzFKjax0vkI",
-	"It/xncqWPr1oRJ87ftEn47nphXwFA078mtDYLBY2H3yfxfipJQAmS3S3qSm74lOZ090MXtdoZ3ubhrXJ",
-	"1N5qRLtGP4f97Ae0g+lcH1ODy3Us8Sy4vn8ae7lmE209cMLkcgGtTLTJR0uRjQrVVKT62D3I7INOztpn",
-	"IfH38lGYRl2oa0XsY+tJTy19KvNFugLhd8QO22pzdLPYXarSJzfWq9WD6wUktBzdTXx4o4JVsJvRn+mp",
-	"TEW4d++CWx/VtZLQ5XE3H9wGx1bDSJoLKh2jJ8RyMS+N5XqGoBk+qhN+ekCTUinXbFNCIDMX3OwTwXpu",
-	"CfqVCs2g1NYFBDFraMT3oj0zzZf2Lwsu0xF9yVNSj8b2iV/TUYDiAJqv4umo9rtdxJGDcPAf4KNJKoWC",
-	"nIxM5I0xw38rRCGs6tGUsZHz3Ce9jPnkepZBNjhA9PxqX2Q98Q4ioBEbF+l1xR6FYCbEqCJiDo8cuKO5",
-	"FWJp+hFm0CFICRgREBgwA/YQuYqAwKfAGj09xSYT9oseY/4on8zB5hchDqjtDuRl8qTBj+R99euj/bP9",
-	"LKpKuYY8VwiNIU8XaDwcRo768lq5w2YnfSLNhGeJSFraxcRdjEUvRbbg9oykK89bfy2WmMcilVkKb8zv",
-	"2AtU80Z+EkZ8JtoTds7L3E3SD8tIxy96bJeA3g3vA6Xxj8ZNXUs6bNDRrbcE5CVtWLVw9mDRZJqysWf7",
-	"v8NMZYVS9oQ0tzcWdkvAZkiYViyTs3nOlL6NGOR+rdxWvkPLViwmRdq6U8INiSa1fwPSpXZusg775k9I",
-	"OQthr8LVCPd10/VyAQl5O5R8Ze6FtpovZC1rAxFI5I1MCp46crNe7GRkHLF4IR3OBFb2d4NOh5Kph/Z7",
-	"j0TOZdoIZFXgh0dNsHZ/0rcs1WoGIs6xrml97a8isMgXMk1lUzlV44lZOyGusmsDkC96P6EDbMmNqVR4",
-	"hEGNL1fnBtI2butepbTNGpv4eHiXwi9WG3J//ccqbVt4Z5Zbn2q5W7hvWs6P0fYENieyXbmMl3uGgW8a",
-	"c2DxlR1z1fx7nyBbzX+rvlb46yfJWKOMgCYdPoM0Nci88MV1VEEpDLMS4ZTFoqBafZ8pQqVWdic8hjQR",
-	"DjtBq4jFs1SPeVp/A66dBV/5+kxwPHC1gnyacOyi2Iv28CONOxTpC10KWBuO6QVRCnGoY9BQukWvnAXp",
-	"T5m4kUa4ENduGKUI3D1yn60tYOVvjQMB10eZB7077rZHDq+BkESO1hnHaG1OUyamUWnkbWPN2ldCSl2f",
-	"jOZ9bIRKngI7UGsACAyEBjsdtGqPGIcEQ1ZPLWnXYXbQEIKduuCKz6o6An68Fpw82TZmfGv7iNr81i1D",
-	"ApGGdJ1UA66Q85/qCdGLhyEOF1214xzsfUTFtuPKraSKwQAwZm/bbgaMMAWAD2zDz3f+dzuQOVeJ01Mx",
-	"WiJTsmzOmAyKOoHl1T9hX01EKm9E1nxx1+8g6ll4CW1cM53eIJiy6Q6jTGIIiqMcmZkTD355PHhycmfk",
-	"ZMJBRlRkUxNK4Z/+0ZGSaZ5fZ7L1rBeZbHIhknHPXl889TE5brDyDCI6UPIHNV2mtpPp1dODAzLWD9BK",
-	"HkzMzXqJ5Mn3u4W+bH+3DbVNCFgFI9U8GRVZiyxwT4AgOGOFgQPrsbCKfC5ULqlgARFjmvMmCXZ/s98P",
-	"pI3J9RKTfqw21Ht6+ZJ9/93hUcR2g4NzDUq1vSSmpP+GHniKgPvfHR6S50GJ23TFpDGFwMnY0bNdmerK",
-	"dDR2tXFFtd7g5X6qcF6g+mlsV8fV4jjmZpdlbHwdCfe1UqgfowoOfp8GIbGU24y186V0mY0bE4ZeKijM",
-	"yqHqrZbsHvS6GV447Pu2Dj0KH34m1bUpjbVulqd/qfUyO2ezTIgcAyE8Z0451ZUiQd6K5La93o2mIwoA",
-	"ditVrHvu592MP3QuoPnnMgS8Ko1VyFABLI0rYORun4CZeAYJ1Q1uA7p6eF7tZenNWM/sQaqQ9V7+Ff/g",
-	"ZuL81VMMmMZSTfXAM4y4Ek832/2aCD4aHA4Oa5MGv22tnCA/v+tgHbfOm5rVben3WATHZjOwykWhnOVB",
-	"t1JLAYa/+uneN85R6nLc0ApBpzOCUhis03dkCnJaquvcblvTErDfiECJrXYAOGkBom2ahMvLl4/0gkvV",
-	"mPWK/muWwBPMFJO5vXxjWszBRC9i1lMaETZExJRm8f+Jo5KNI7/VLOVjka4hBx8/uF+5cO9He0ue5yKz",
-	"Tf/fn8/3/5Pv/+1w/4e3vfK/99++P4y+O/oQ/LX/v3vD4WCHx/v/63dNJ8HPw19FJqd0szZemR56vJLf",
-	"OucIXom0tvpWGagbtF8csCuNfwNSXMrMY5w9enHJrv79yoVo7JZPWJy/y0f4C8TNYyr9gbQnKxDCB+DH",
-	"OCIGMZ6mLH718vKKHfClPDBGH/i0/4P3MvlwgB0yB+/xPz4cIJZYPGCv3VVMJb244lQFZldYztQ+jAXk",
-	"DnRYGpZqfS0SViwRyA5IYe3A+eqMOKTyeSYES7hMV84LiAWW+tbrM3ZaglYBuQp6Jh1CHlWd2U0FGL8a",
-	"UmftVPtER1QYDPkcTZiVmwE7rQnaaMi0bTkFV/4d8Fci/sWEm+ZbsrZ4m++XYO2tUYEDiVg88lAPk7k1",
-	"YdVMEJgIdoTgRLZ14KYZufOx1aJpO611JLjr9rGx/ZvgQPwRuwGACtQLlH2IXiENy7hK9CJyRZCQbLXL",
-	"wmCZfiKBCMOXH/ptPGi5xWCrtJijsCdr833rbIizcOPB9qc9Txve6RMlMG2ptNK37NEf215SCRzisbTu",
-	"+mbvsxvDZkWd+ml7716oEMh7zIO7Mmmtac9wKIIprvZ0fcM37MCWa+eZ1tfFsl2xdqKWr11DQDENy5Xp",
-	"YjZndtJTgSum73S03UFAklJyxHQ578bokVB2QpNNzhCunHPKb/x5sIbB2p4Rb7ZjAqYhz6G0E/anVf7W",
-	"R7y+o2zXXGuteoXvTo4i3g7ZSuUwshkHg4TqZoCaG9x9M4WTtt7Plu3SsVKnNjXlANFbWE16WDO18jyT",
-	"4yIXowVfLikOupsf13+C0SfCmQSJmHOV8CwJnsRCWp6VwPhb83nulDcF8z8K5XlTCu2tEpmZy6WdOj21",
-	"8wYJB3rKYlIf4o/JpW1WtJqCi9hYCx1LKBFqV8ok5XJRP71Redh0ZiXkGdbulL8qYVD2e9HfM0K4QVen",
-	"rRZI3VpBeqfaLX8DkZirDBIz3pfL9mgmZo41u5heXzxDF6vLGrWnWmDK6zTTi/qm9c/Zm4eEpGH//vxZ",
-	"RwRR6su7RTqaczNv8EyLd+zyT+f7xw++89Y3ert90yUIh72SRZoyMg4N40ue5dRnQlQpAdFgXJ362cB3",
-	"25AAtY5yiRLbic/G5QLjGQ6tBmzL4COO0xe2Izq9/GvW+E+lukaAS65WlTcje+tP5miCWxMd3QkoG8yd",
-	"kpO3XhplznU5Ns5ev376iArN+qhRxdbeAAdB3GKMxB3w9e8Ak18fQTtmfstF49LgkPKnEUZF3LLL8+fP",
-	"iAwqX/m5GLCf7CXvHNVUWBmHh5EwAsMzEX/ym+hPmnrIjbHPaVVeN8beTFSWn1Fh4ynCS9srKIZoCZDJ",
-	"2uMzctgPKXf/wAFkOrW/O3zCTKxdaFUIgvdDjMMM907ZcK/I1KmWyenh4IfB8f2T48HRD8eHh/cPDwdH",
-	"9v8G94d7H+L+gL3x7A80D93uUKxrFbd0NGciZ7a/LObL5QjwWzrdsq1X0OPq9dNVDNS8Y6EbZcAuUd5V",
-	"dU7EGCSXUmAUb7qazhgvrzVSIMfCWl/guLKbstSKVLra/ereqRQOknV/LQT9maqXNt9P8zxfGmZvqZqw",
-	"uWdwX7vXI39t8ZycD+AomGYCfAJggVUlYSbroZ/v7+9ckhoe382adb3HJXwdgtvW3GJHhwTWub2OxIf1",
-	"SJ3YM3yR7q1BQGc61xOd1meS9J/YvgRavSmWS50Ro41H67effNtNszfbJOrmqg47aS3KuzeHfGrzZj0+",
-	"vAO6F2m0GRmbijV2iERVO+W+sWXKXi+TxkvoIUIugVbQNmtltSJVr4PLDHMnW8rNP/LaeSFu1w0glFVr",
-	"F6srqapWUMIb22VztYbSPTt4Qf/x84Ivf8a9+jYAUntbqa6UC7vdITjL7cnbm8l8XoytND7QfCn3JzoR",
-	"M6EOfFc+dC/O3Gi82IvJsTyDAwyMrMqV8lVkcs1KWTdLMES8yS45Y/ZbkFmy8KlYu1ondhut3QAVIXrm",
-	"6vXNmplARslu8n5H+f7CKYBrQj3oGC//+vriWZuYXxes6+Lg1/QRpfNuo6FEbDJrvtAHG6FMHIDF1J6/",
-	"8h2Y7V681CafZcKcHhz8z3/9d9x39dB5xulVc0YGqsijkrvYA6PZ54dK5ujKlTnCyisHzg0+g7k2CO4L",
-	"ZQvkFEYxBXDw0pTY8/Y+R9rWEr3Yg0UNlf1UBN+JWDJGWlurikWQTnsLTm1j0oVOBOslEjIpIsQ/iNgS",
-	"MOcjB6xGXoLV/oT7/7SzdDZUCHwLzCv2U4ZSdkP+HoSzvWfYxC4JaGQCcjV0Ju0S9SM3SY4k345uqADB",
-	"ANU30LDP0NID76cfKevZ4SC+vQ9MG5NeixX8r20T/iPTOvf/8FMwVLR2Ecw9T5IsYv/zX//djxjH1XAY",
-	"JZwZPbkWObNiEVi5qAgWHvMRanZyfGwXFVgRc4gLDVVI3sCEupGZVqDr2FW0fTes9+qn37Mbnkm7DiZi",
-	"//+DwXJmu+mHhQ9GLp4aTKbpWw1/qNDOBcBgqA3JB+yxmmSrZY6KYCZod7kHkRsSAQqDU3hy+MN32zSt",
-	"aA/wGV+qdFVKd1eB1OxSpr/Clt8Of7Ime+w0N38Z1slBjz595TMGnbPYNYzLcIem3XZpg52bSeVP1RkT",
-	"Xea8LveOT7rMsLua1ztx9fCVFxqOdM5OQCJnci0FbLj34OT+8XAvJsbX7x48uP8AYZuCWPPh/g9v3x9F",
-	"Dz78roXdKmtHusM5camYO013TT+EZaeRB60GixJsvLeb74nNTLG/OY7WsOpvC7dtJmbS5CID24/e6K5M",
-	"lTN4h1LtKmVsU0c+rki7Ogs7VGo3DavBrRX0+PLfnvleR0GY3vjTbyVQoDrgnt5W390W1XRyC/EZfC92",
-	"JKLdUSqvy11uRh00KB+XXB9/gEPT86BeEJGtyMR+s1K8s9wf7EI168YPNDjOcwxAUFRgIBMHAheHOy2u",
-	"8a7+o9LTtotoRSkXVXy7iMWYzOAkLeYz/B/80c44/nCKP1ixjD8cUCoGzc+mZIztt9jdOWbxnHw0ySze",
-	"NK3RDliT27kOj2V4ZMNAES+zXicAncmSZkbjra6tXa7cT0iaS/dt60UcFJ43y4pyMreI4Sux8X7muVCT",
-	"1eaqSte6vUSppOLXAnDetL5eK62sB/QcEQEWDw92LUxuTcqNHwYysZhMhEhEMgBIulviJ6w2XYsS+Oul",
-	"luKOD7ccfVR3R63JrFdoukFCa4OeTMXzUHiZbZ2n7SG0ttqYMHcwuDogmnL5+Nnjh1fsKA5m7S7FLi37",
-	"7t/szvhULILMXg+01xqpBN38bgggUmSsnkZ5z1RUDwjiNyA/VGBKdVa61MFyHLDzyldAVSmRKRxzIGBo",
-	"tdIL8hUk2vTo0uC5ziJKIBnxZCFVhPQPKxiJmngYcUR28DB01UhvV27CTN+aim//CJxFtbJIfWu8TsEc",
-	"U0gPoBPoHxVakImQKQZop0UGO9E2AzGzJPOpBKG+f9hF5Q83VS2JHGODSKXo8uhSPhFznSYAWuQwG6tI",
-	"8WpFSCzbztr7hnLx7eTgbxtUetjOzZaF3UqAtoH+PbsrwkGw3u+OIva7Y/Cm2D3xv4lKG+zSqsDpg3Xq",
-	"qM9RKXTwrFpNrNj3EY01Z+Fu1mR4Bt3wNgmHbpRq/uTHA3ZRKFOJdFcmyip0UFGtp95/VDI/IsGA4StA",
-	"WdV9O1HtIqHFMDGs9wp9lfbXJcW5IpYJDhHB0D99eXnxhM0KniV9IM9RlXoc55oKJi1gfQGNmchetomj",
-	"U6rnD96dFFkGdYNQwjVeIdsb/AOdlVI1DVrfqsAE44gSbH/MdIovcfCA7SMEcQl2WjrysMIv06m9Z8d8",
-	"ch3QzQUEEhvOZ0DyRFRNgeOyKl3KlffkRfcPmbEDJilGRgfsepCU9tLN+lZcBy/PwZfEE8N6eClG7M3T",
-	"qz9F7K/nz14/vozY5Z9evonY1fmPzx73K9xwVppFXvQ5Mcq2yUPWg/OFwrDsbT/CvDcr85EZY7xiE50W",
-	"C4UWRU8VC5HJCbaAbHWGjrOJYBYgS/XiyUN2//79H/qhW9f1GzR527DMGZ9OoZR0wECypzybIY2qYscP",
-	"vmN/+dHR3oHIJjsTvGBTyP1FHt2I6gjGK/jwqMgk61G1qG0FdkBQJIBFkgf0RJ9o0qBLRPcKMNJ2lQAA",
-	"BWkHKQuDFg2c4JCVT1w2lK86tlalWCx1DqKTK6yELTO83AeqksE7HKDBdn7BdcVmI8ngfwgrRBK+ume3",
-	"PxxpEOAYYbgRqoDjifwJAbUg5BCM6Ik1gsGKsrN3nPxBnIyP+P4Pk/vT/RPxfbLPvxs/2D+cHonj5P7k",
-	"ZPyA74V3PHjVwi/+vGf7ZmU13Ul7pBtivyKkiOz9vs/OL2kEETPFogfuIPjVDebJxcvnbpBv/vT44jEh",
-	"RbM/st8dsfMXj1hpGTG0Y//oxNUIyPz2WfNzk+pjP128fP2K/fgf1Ef28uLR4wv8N/bk0ePLh41kaUfH",
-	"QQzMXS7f2PG+Jjteg7nwjSLvM1DkBbpUmHDjD0E3urxQf7taLYX790cS5yEobxuPHELJU0XkDEJQSudy",
-	"QvTXpPVOgPoozwRfUHlKCaJwq7PrWobg0NoLMuFU0SuGykEqDPf6A4Y9cjRshJEHHOD2HsTQXkfcn3PU",
-	"PZC7rYTDaGP/wh5DlSv5uJuKfZtLlBd8MpdKlI2osL44F8tawMpKjWupZnHE4glPrX4yyrWGfMwbPz0I",
-	"8Y82a3w2VBgpNWja8slELPMKfTTOzg4ZZU1AEXh3VDcrVuF+Clyjq6tnlwHNQ60LRa4XPJcTlohUuAXi",
-	"IM4rAtJqKQFgI+AtRowKoKk8n0oUF1IVubBKyzTfh89aC4AuyBh/SOK+Z+t2pby0dliQS8oqmRuufog+",
-	"kmo1g3pfjUpc+UAZJSKRSLc6Zd8TCQW1eI+wWNFx6ZLF69INjMkBO3esH6SzIsFIcINYWUqx4fppwYSk",
-	"ZAR1m9uFNZZ3Yhwh9m/H6ICwuyUVdvrKpsHRgPNKMjrseqi5fXd48v3uYhd9dHfqPrkX79bbO90STYk+",
-	"VoYDFE17HbrXnxEB3lyjIUi+VNiUfgwNXHb27VGr8xYUqVsQz5lukXT4ifYbDjt4LT1JZMmxjwpSRdxd",
-	"4SUOg447eVcbYe0bulGW3itfJUEzVvpydy+PKGYza0Uko6l8txmYjh4F57XO2FS+c0ooTlEVaa4Dary5",
-	"roy7pfm/iUzvW3sk8ZpUoJ+GiKEdnf6hXhPiwzcrN/ecjlqCIwQK8PZ4TQgXX92tb9sOjJuThymXi9bU",
-	"uFZ0hZcqXbmpAv92IAMcvAUMo8eDkqNurlwoV6+KIvLnfrfmzUXl3S0WvFlBmp0LnuVjwXMrznOBmXV0",
-	"siClLoUPVPTX+99VxNKDpkUFCK4O05IHNKQxvBRQfaKvQOLin9nrE8YZU3SZXwvjPkCmvVZiwF7SFYYP",
-	"4E0Ln65n6HgAh9HgdP/t+6Po+PCwOVvHbyDTfUzWoCi9j8bXr1RNtWrJ347mV3fioGgPwZY3G5tQ4+jB",
-	"eCGBcWIt/cTlUtIw7xlgVHRBzrgKtTaWZGnCdtvZqqydXer31oMK0r7p9llBnfRaxK1O5dsN3K4B3sh+",
-	"sshagBsyPhFWdWyEA59cM3gA9C5QrIlJ2eqk4PrzelsJlX1HffsvdlH01PW2biDgjQkVWXIh85F4h+FC",
-	"q3ixX35Fi4wvCEsW3dyCJ6lUImILsdDZyo4Csf/2IdULHMBRcE06Am84B/2IxfM8XyLUHJgeqJ9aMwMY",
-	"kVNe5iB2Hv4aU3JHMX/ZgqtE9iGpRsHdx+GYn5LQSmKWa1aCMPXqWgoOoE+YKoFiG5VqorW+JlxNRGr/",
-	"OWAxAtBhGY3IsbJG19928+f+SF8LDSrsYgWB2n9iz2m49kfXeCPwX2W+3sh8fsVn5vzV0+b41tpURSGJ",
-	"FlzphF2Q85nZaDhsyldxzThzqcvMVkp67wppccdieQS9/iT8PN5B6eYgERPkirRyJGFjAQi8EOCBjRSt",
-	"+6Xc1YsPkG9eZkwq+0867FqdMm5nVmFsP7bi//1wDw/7cO8UqjP+DkH+DzEWJY8zriYYEwJXJDnXIS/c",
-	"msF85b5yy6WdRdJI7NfUhzggRkLBiJ21NmDpuJOGEVmKsyC6T2zD1dFMe0HykjpUqFQYUzlkW8s970aZ",
-	"1fUxu1CfZj89hTUngUt7KoLgUkmQV6UmUC630lX4NVe7b6cHg933aUbxEndyp2G41SxlxoDcbllnwTMW",
-	"E6tAedH/iYRLd9Kz+hWGdFwtNWKByPVmCAiDHvyE9bwuaAt/wGCyVeuoyJcG3h3zPyCjs7dFU+ZzByv0",
-	"P9ctUKkS8W47o/fdaQk/AW4AbPgmBrP6Oalzmq3NSIBOiIfenxt/rTgpWNnCUfUq3ZS32EoquEbLt56h",
-	"B5yZhBERABPlfHZW0mJWvKLWVgvhgRNkw7BPtuofDQx/jV0RSXyKMK9BR0BY0egHrlP2wbxyMhAgu+yp",
-	"fZZY/0bA+mfstxXBNEx4Gr5LtIBwYoBNzXFdhQR/p0zp8CVHC4gJuLZX6+9XZ0qUc2X/q9o9YnCAtppn",
-	"Ul+LNnvpnGViCmAHs4wrEKQO/K/I5wc3RwcAyhYD29ASLcOfNGBSuRIumeOUvjwv8jk7Hhw639TFk4fs",
-	"uz+c/MD+3//nweCY0kbwZasMoGdmohMRtzgZm4VavR37hTMWSwWhjRGMA8kGwAFZSfOzGkWhCAiZCvwR",
-	"ds6EU175VuOclp1f76Qf4lQqgf07LfsXdCf2GprPWIUWIZALfRtB30blXkJsF08cR6RQdgdm4gZQFO3f",
-	"ibQS1rUyyqZBBh2CXdbY8IZJ2BhWb7en1xHjbW8oLzucpEZLm0DhG51xr589fVQSq8Bz2BiBEyA4oBgX",
-	"sxlk7oB7iXyN8b/vk/dv/+mjmECx+7tbok4yr09RZe80Sl8786088j/qZNV6Sgcshg0ErvU/uk0VMyVE",
-	"YhwoC+YK+z+eVd6pLL9/sfrrgD1BKACIRYHY8M6gwggIesiZ0lmT52UzG0OtFhGyanvVw9EfsId6sYQE",
-	"WfCtSeW9azWUjo7kDJsqFl/5SqVNPdpenvihdrLaeGSCs1oCSBtMOtdsolUuVSFYr/KxHbrRGDHKuPI9",
-	"afV98yKRejSVqWjr+0RnkCPTe/7qfsTenP81Ys9PziP28qefIvbk2fnDiJ3b//fy1etLK6beiPHzqgt8",
-	"LBXPVo1OcK5mRXN4PKhFf3r5kn13/4f9I+aeZ3Op8lp5gFBx/4wlIkfOBe7iwjxNV2jrUFS07kDm+397",
-	"+/64yWVc5zQo5+rt9glvBfh3BEetYUgoZKm4/MtVKN3+tYqEgHN0p3KN9iWw3Sin3go2v3eXsD/9avQw",
-	"dK0zP/399t5td32Kdy2VUbmf4TMKZTt6PbMUYjInQ3aiZ0pWubzaQkq2qda1tBv4kxVG5O6LLYUR4t0y",
-	"Q5HQpM798isrH2C9mf7lV5ZInorJGq76e0j2O2W9ARh27O9swZe9wTKTE9Fnf7fCuP8hBiQFSNfUlRxe",
-	"sEpQ89PeCIekYHt3T4QxrtjBJRGs0D8a/B3DfLA0MgcwU8ryjkoHcZnAgF6q8GmllVX9fgd/iR1c8Po7",
-	"cOP9DgI1hIFc1urFtSFwj6qSoElcLDH9iA5M50hGsE4bN063pHm/K+IBuxCgjBNlFqWyVRb+LIAuzCok",
-	"gcHmkCZcT5yB9jzZho2+MVH2sljg96W60XJi9eFUKvLqYUZJmRyFpX6Qxw/lmah4BOmzsFXNWt5seBb2",
-	"3lNLI5RZEaWXTlYR8zsdu0A7/deCI/Le79mgUDIfVbd+4Lvws/8tq/RrZpU2CdtvaaWfIa00kDaBxVie",
-	"gm5ppRURd7VaiqvyAx+VWArfgXW80j8WMk3aKR4nWt2IzGABKDhQMMq6nHMjWLxMuYJgHv17bL8We9YB",
-	"KGVBqPSJVlOZLZpsmg6kGz4DFBq4G6wqdHHbNn8YjPcVvGDfTLlqnR4cFQ60zCda67KPayI/WaYXg49P",
-	"B839Qo5yPcLJX9tx1b93ThTF6WraPq/lJcxWu+r9i7FqNzy0G3jdOYYd8FXWSzI+zdnx4fHh/tFx38GH",
-	"o0Lk46NBFRXyf1ALkZMEhk0llF9J1cjRWMg79fVCqERA3eCcODwdH9Ak37czgB/dB13U5KtUnLK4kKdQ",
-	"DEKBP0DbwvKQPkJxOTjYobLP3spkJvKY9WKrQcdWtIh3Oc8Eh+TkuZhcj/U7+98Jz4WVm/a/jbD6aoxf",
-	"tJ/JZZ6KGDOQa8OvLX64cuHMNO4D8IZX4Rpb3C4hVGIVAP4OAIlbIfISAX8H53q9qi9y4HjlI20AeS2K",
-	"gbilMI/fgZD6lRWpgB3Ic3Sbr9eQNtzmpX08HF7udfI34LS/ynRSTPJOM24PhX34DnNdU89qBbHbcbs2",
-	"Q0QSPOSXg4QUJpcLCOFMtMlHS5GNrOba4FBzDzL7oMtosc8CSfPlI1JFJqngmdtCH8M0v22qpqnm+Xcn",
-	"X3CuHHLirlKRoBfhvpvrNACuxz3cNHO/caTRO8ZLHWDn+snaHmqlXVsxd7Yb2C3C5LURWTdJUpg7YdqW",
-	"MOZ3GOvO8h6RJzvLeY+qfoe+ZTrdqlPC7NrnWlYg1Ty5zHm2AY1mI5rHVUC1iGXIMAnw3QB0vFO2dCeq",
-	"Uqi0SlwL0rBEmgmHzFdKEil9QL3jEzbXRWYCowBf3JXU1I5sQ+Y7DBysaKh/85czNjZo/aKRf2sFwv5b",
-	"UCYGQ6YibzZe5duh47DEGB5t8T3zbCZ8tVj986x3dHjy/YM/fHd4GHk8gaPDQ/b8x/72pnHYrfulsoQE",
-	"R2YN5hh/OVii04KiXfSjW9V4u8O3bD6qwWCUyxguQDhXlV3YqHgaPhMX4KrfDGceghIWBuEP7VsNGZQe",
-	"j/EuWIubn2qBKnwRwBRCpzCzwTu0ZJpDXflueIXRHgyU2L+6A68Hc9oOu1hf5EpLO4AhNjXWmFtB+fS4",
-	"duBdJlW2ATZ9oYumQtPXSuYGYvlnJc5eWfw3yUQC+EJamWJRK0mSKv/uZCsyZid8RRyCi5vYURFHyzTT",
-	"CzpmuY7dsjO+XKYre+fKfAfe54p623CVW10W9VcMPSA4IgpM4N1z8a8IM0lvpREsxqmNCU6DoMbtKrAM",
-	"0JUJMcT+uZLyKCRko9pB+6jUuo68NXLWsdysWnjXMukOKzpImQ0FA4ZYODu4OWK/6DEzxRgIBanYVdll",
-	"KRnAqSYJk9R/0eORTGKqW7Gt/6LH/Tt5qjomgmKLzZPhBoAJy8Ew/DghmxHG7kOIjXt/u0+0q6GwNfd3",
-	"K2pl0Hla3DPWHbOyUQe4SwYu7f5dH98eaHDHygXpcOe2aC/NhqsVd7XPfR6Op51QHdfzN5uyPIN5rc0a",
-	"jTZyUn5N1LXeMpfFYsGz1dNcLBomC44+Bsecjd96wXzkqm+0/hqyXYC8c9J8p5WqQ0WrYaZYbL3CDltV",
-	"lFHbFXpZLCBniu4Bj5ZFQ7xnwDFy52a33Vqu+epzsXfEuNGXchl8Ngh/yg073O6bWbtz3OHafAY6bFi/",
-	"yrVJbhl8beW3bet27amytZci87LFAT+GFHqoYtrHpG4K0GR60VjslZWiBl5lPakmaWHkjegzkF3gUwgI",
-	"ciGLJGegGtZ26k4Z/16nXVf47Z8qIwZTEA+K27jQ24gZX3XmnnXA1N115lDANGTr3+V++eKHv8H/qZL6",
-	"0op3X2Zpd5JFgXWEK2iaYLXX1f1gYE7zZ70CTAXgMZhORUbYOvBVJNdLEuJZN+5D/S8u9dYG/BnlYE3c",
-	"NdziVjLADnJH5hOKuW1kZVXrnhJq/nGseqQi/FQ2/S4kaujO7WzEh1RonYx3kT1vKwA/93XLvhjbNnDK",
-	"CInU/bUX039B3nTMYgDtpt/iPiF9Ephm7eGhivEPMcXg3D9LKpw+xjq1Eh0K5OyArsS73A3qQ7Q1R2Aq",
-	"s8WrlKvzCTEnb3kDqmk7PnwO3sA3lCrQ8aULYZdnx5eeKplLngsobrlA8MnO7cHT8KZx77yl3bHJpwPG",
-	"Gh7+bUwVHX0eLiN+LW+9wd8bRiHuXES6LRxxW/p8EJWjjE8kGyIQULqxzYkkMgSiMnKmkKi0F7KBVFkI",
-	"Xb6UnJaISXe7kyshkt3ZJirUCGWe9Vcx3neL2HStLbVvlCWluxvXDnFkIwkEgSDjXji4OWJ8uTT7XCX7",
-	"v+ixYT72aVUgkTkyXD6B2x+/j0nSy6XB/JPYtxpXwSOQhd2c+W3nqOMy4fOEKzUnzYrQFjadltpOd4CD",
-	"8xpuQVrD8CQG5Z7Vs9TdRVHOf9uld6GbEnXtr+iaBjYMFnt0+vgU2f04EASgL9fUklHAXoIkVgxanr96",
-	"yq7FCvzBNUrRBVd8BlC9AxaP+eRaT6dyIuJTtkx5bqd+PxU3wq6IVSaAlyTA+UVakDP6TLUfJiJ9Fkth",
-	"MMm4VH1VAimbdiNpRRBBFfLXgNP51DfgsLLthYQfCTEC4+Cwx6drrCVQp4eVJSLxeXMGoHPshIDWCyge",
-	"oAHQtFWqEP067EV75XTtRXuur1Ab7DvRWKIXHOv1u4y6CgjKlR0g1Y01geJTVz8buUxumaN0s4aSj/qt",
-	"RB6xCVeApInM1QPUaW4EzOcq+Dm4S+JTFvsjAOn7UCBxVvsWMUAaKtSEf7r5ArOGSlhrxY0S4U78AQsa",
-	"bp2qUItq4mzneZHxdN/XszTqijvADUHerXiXRwyY5e4fHx4e2nsm4xOXYB/E8+8fH3ZBiQpUzfbMy4q6",
-	"Gs5c+IftuZbuwVqzTRLIAbMG2E21tLhPB25h51VPp0SggEUgECqKvHKD9wBUpVv9QE8a1ZZMBGh7ss4M",
-	"+PMQ8bWHexEbosUx3HuLADQ/D/fGOqE/QemJ/c9D+y8oPtl7G3f20zzTE6qBF8smH83CzNqAGO3F2YrD",
-	"2LxFHnv0xdpwIQSDsLL4jVGu9SjV+JPdQPZ/rd4yWvIMHt0eaLczjyOgJxv3DnCm7loUi0yrDdXlmxkq",
-	"lbgNGOqmQUbO9/aQHh1/Hx5Rdl4+DKXSQL4vDTpiJnqx0CXdpbWclUDyMj1lU3HrwPkfBD6b8usR8kwI",
-	"jE9OtMq5VGWO0D1TU2LslnYF/XCvnBwfs15MJuqt4NejsiqY5yy2W3Tgf1orIT3+viJuvm/0drWWs2qF",
-	"2iLVs5aotNBnkbBUquvGqtUtIq5539K15Wvkg+vKNgSFLBNtL396xC/LfiaMyH13qpcI+XpuGuG0W3LP",
-	"cVKCwuKmTe2MXXs/t9wNPt8eqnVkJqwqHGBfQ/oxJfWtb3OQOps/fI8gFTuLokqnoXRtm38Ge7F1AprL",
-	"4F46hFpQT/x0YBkpAdeE89KUALwUKhFq0pQQvPc0MWGRFAFQ2hMHJY+Q8lWZm5a9WMriNvvHlU0CrsFU",
-	"igxpoTYAnTbzlN0tq/VJJgQm8iMHt1Ro6kDpFyBauylorDBYdihubWo2GPiyUja41kKnuqTKbZSmC7xp",
-	"AVeQ3PlxRza/bnVGboNikmkbkH1t2aCCQ5sSDBA3JhGSg17LbyDTMJdp6RVBbdp4dhUAr4/x15Hb+LH3",
-	"KGKMwH7J1Ev5IBvGGgx2X8UQpy7/GiPZi73joN+ERds/G6o4Ax9c0BilRULmaQM2fvnV3XeFS8UrZ6s+",
-	"jb2Y+gZVI/ZwgpaRzISpUPjVoNe21mFhgzwFe0NnnbJK4csbqQHDyVxrBoGstOpAUozBuA2VpP676I5C",
-	"/rNlpo3YGQ16o4HgdsEIXQ4VG6H2t0Zz6sar+4j52SB8X2V6nIqFIb0JNPObCn1DuTvKjYEUQFDUb9Us",
-	"qqBEgEB4u/NdhjDpAKYFXq+WGWu51lCCuD1X2yNReDjeNhUtGTEpMpmvoBSNMgCVVn8RLYWM9o+rhS4M",
-	"uFd6RggW//SYCJhA47VP7F+LVdw/Q88CCJ8qBWbgpiBpA7NlG0Gsm7Lkmi/ltQjAOPhS2s59iPbGgmci",
-	"Oy+sevae/vXEHaE/v7myUpkM9L2GArk3V6VHyeuFLahTqMnRx2xXYe3A+wzNlt2zt8Dehw8AkjjVjrqD",
-	"T8BcoCGlWi/t3mULLkGVpgLiDYqXc02xOU+nVlVw3zh1p51EV4AFDa4irJ1OigyAj0rPUTRUcKMFvxDX",
-	"A9XG53xmIqQVYZjEHDm2T1/ZyVO8VaK6Fww8ptFQOf9IFEIpRT7L3vvL4BVIoas568B/h7ReoBebwVAN",
-	"1WOrBSNSWSrt1VOohHLiY7sRY7bMxFS+I2Bf+MNc8DSf25M8Fob14gP84eD3MeLjskzrnPVwM8f9oXI1",
-	"5i1btxe7XRL3oVO///155cnB73/PLoVKWGx/1xnNzin7EbYMkU/BDnMQELfe0sctKQ2j3E++tl+HShpT",
-	"4PXeuGurm5b14vR29D//9d9xf8Cu2oclcyPsDoODy6+FGap87dg7lCo8mw6fimYBY1l29I+RbgTseAfT",
-	"FrsgGUS24rK+gDSne4YBcJbVGUp0rZjgsUCn4NSnFpAs5n4sRb/DUzXUDbBH4z9dXb2qeYPiwVCds0wY",
-	"XWQTdEYqhIKt5Pm4wZwcnnjWyFReIxULOCfAowO6SiongmJ4dPytXpJJkXNX+p+nFamwfujPXz3di/b8",
-	"xb93NDgcHELgZikUX8q90737g8PBfQQKmoMUP7D/byYa3BQXAV8f6P12pzudoermxpNhtxAdKHcooBn3",
-	"sDvOODlLpDRSSfXI4a6DcIjd18tinMoJPIboXkqHMsLKWO0wF58me6d7P4n8QmtMecDNA8M8Pjys8SPx",
-	"5TKlXX3wi0FFqaxL3hiM1bpMkwAZXsdgoDNSWi0DlNvEhND8ed/fA4L8Da7dvdOf3wbqVlMTDiLz9Oc9",
-	"jOEhagFeuMlCqoOK8G1d9mfoDAqfDRK3sBSXYyIIzwk9YsCAZyAMk4AffcLT1F7aLLbvxQSkUv02pkzD",
-	"Bqt4jCB/oVfHTOufVZzw+EFCqwScJu81t0erYX+c26mwY3xZmY0aIWHzCpWPHLzalLkQPPcM8jrsgzXE",
-	"eyGWnSZCGnK5A0YdgG4SbwGoQcib5rUgCtiV+3hHcoPmbgKHBM5xz+qaxCebrirz3YNwSL86qraOVmKJ",
-	"vrdr3N9vP+MxDjdAJfOp4UiHuU+18X2I9k4Oj7Yf6teK0/0uEnzp/vaXnuhsLJNEQNrCyfHx9jfKm+oJ",
-	"IuffUfB4UWOnpjrmQNJUf3/7IdpbNlfClNi71UjmFrnxAqo7eCYIDigCS7wFTdGVPGZyAXlJpsiAEw04",
-	"Q+YyF8ws+QRqGKzKotyt5i7pH1DLAES4eKLVNJWTPB6w1xjX9xmJ0Mwtd7l/Xq1qFrQH72Xy4QA03bhF",
-	"HOHshPtxz2OGOjfOJ9ny6w25IMWHqsFIhda1s3f0Wc7epnPnAhyVTfMlj9zhD9vfeEhb5eudUVzX+una",
-	"cE43KAawX7cqhfWc9sH6Ic4ET5D+uaoTJ2HOBl4jlLtw5piidRro4If3geOv8hWwMHmaigyaAjelCM/y",
-	"SctR+0nka+fsC9wv2/b419vfJ9vfeKHzJ4Cq/NX2908i32Fz76rLhQv1NHnF8znE6Cm8X6vzABdiYBQR",
-	"6hmpR9OUzxxu0k6oO9suwvPdriziFa3oyrnGhBXAovQ4OgIY2Bk3LH51fvXwT1vusVLhi8+YoVYk8C+s",
-	"AUCsYwGFBJT2zNOsYeLchKsyh2bGg0yaQjm4cJ9IAxYwPDUI2L54HjtHc5k6ZQpwh0yL1PGJNouGdXyl",
-	"z3QLtwM5dbqFv46EolS+35Ck+m1c3RcCTeryYCFVmf/Xp7vUD9CJuo9Jh1scAHDDVpIU18VaZHUzYXKE",
-	"bm1yC6wJNIiB7KQUsN4231q/VW9YO+h2bA9hVD/hJHxmu/9z2q/BOHYxXyuL+k3XaLZ3u+z+4CSOJdCW",
-	"f0Ldo9GKPk8SU5bUrWH73TNszFMOXN/ARUz1aXONg8BigAX88Xa+2qJztB0qeL3k9Gg9lQP2EyU3Z1D7",
-	"t+B28KeME9EJUjFIwyY6yxDbfrwKEOEJhCRjFBhzMVY80DpD3qfxivjRQQ0ZsIc0O3YgY1GOWzNedQ5W",
-	"rrE1J7J9jT71WU3x4Ax/JUu80oPNKoCHg4BZ/SY61s0U2NLtB7RRYmy9tctti8mgn0K88HwyX5cvjwLl",
-	"fVdP3RNMlwQIaUBGI6R0H4g0UY3CqJoZT3D8VEOjknqJQiV3nvVODo8Qb1XpMaXT1s2N0KA485RVUB8G",
-	"WGkRSkmkxqvT4KdiCkbNVCpp5gPmp8Y+y5UnLWqTKd4Mce2i1ETpeHx4aC26ci4xp4rqCAJN0KlAlS/3",
-	"Tg5/iJzJB6+MyldG+laNwsdjiHT6L5LD8vUWf2Wbp7LcIf+IXpR2Af/NTvlY2fbos1gkvtB6iyWCYqHp",
-	"kDvUBJ7PQ4AJTNr+TCZJu5/yqqw6JxcFOCKC1CeYiY3RgHpw8jVVjH/uAOWWB11J3r9BIK/jC0+hWPlm",
-	"t5ce26WjNz6nAbUGebDFciLQg29qT5vF5E9pu4TAA/+Z7SQfbaRyZ7VRbGACHMgL01CIUdbkskXh0UOZ",
-	"zFmvuYDHIaIY4YBPqKyi7wg4rFKClV5YvxrW48auu6DWSOO56dYFF08SmnJQNRsEmP3RCqmzdVHmymPX",
-	"LbgEDCtQFOy71XZ7J4f3+xCPcaU8IXtj00xvc1afbbDM2l6uzpkiD/eAvQHtJvB5o8M7BAegEtFKkzjm",
-	"cOGB1B7rMzrFa19jfevnMxRDyOgvbCFW4U3aY7RYdAarhBmiZWUu6+msWkvb/6aTfbzgPU8SJ+M2GptO",
-	"6FbVsS66F4qXTmpVIGCMEDW1rUnUnFUlC7y0Xux+L7QJIdbLswxrIxZkzaxJUCBQDDvU5EFGdIcVxuN8",
-	"jr4dVn/AXrbod7H9ieBjQzEDKp/L8Tzz3KWYnob9x/QukpprmW4N+V0tquG/tDq4IUEtMBGkqVnMhRHT",
-	"IrWHJNxy/bbktHWIjFJSbim++RdXWL+e/ulxtdYVzS464lfVAV8q3LSY9dygESL+n73uWS/IHScmUkSV",
-	"9qrS8XG/QVlEvYdOCcTWG/RFJIRrVxqlanFJbQ3RddIrN+b//Mvrm990zG865tdLLWQE4dNBp+yeQbgG",
-	"4VQmDm5UHVEBC+WHFVpEltMmQvBIdqnVqamP7amE/kh+xgt/a2IOYPh8c0o1pQy2bdpdtWfQXbeGzzxz",
-	"E+UGmggvOp2tpQd2JHYCf7IzGTA6NBYO2W/94GCO1pajMy5y9y0MweuMvojFeuGpgu7T1bymUVBr7uQN",
-	"2ENIyDXu6+VHZQbdcJMRBLisFWdEeiNMU1gL8vpWIyPSady/a1JjLTe/lFA75zKC/Oi5e4d6AEW/5SXk",
-	"wSiDy/2WGwSE9BhkfSuOYDpokkBEIOkX7B7xLneVjiFoHf1kEJIHtTXSh6jKE0OrGzMcP6MesU5v9oUz",
-	"GjsJTMpk/McXnL8NDeE1yYFdNYSPSmyoS+RGG6+Sz0DAyHR8x2KiF8JUFcbIZQwT5bxQiYnY0uOy+RPt",
-	"0qvgaag3ZybXSwj5uWB/gHrVBP/n8aUUswZUPhcr+LOVnJTtHDGjSyHk8p8I0dfkOkO5tIAIP+Z6+Qec",
-	"2WFyvlq/KAIJ/Mn1rEqmxEoXGRSKt1ll64K+W64FDnJLjsW2HIZ/BPWtPqhvEunT5ipslUozofKDEK2i",
-	"U2Y0qDr38MRUXq7mRLPeeMXiEhM3jvDI21+ltVBZyICOpDj2XA1V4YsOUXVIpclB5wPg+JhRUhQKrApt",
-	"PCZhWRWV9Bb0TmO+pEdaWfIZIQ80ZEhXZuNLl0ZDolllTj3mlzQAXtLmty3Rbf4x/LWVedwpRzt88SMk",
-	"wtdzx05qW8gdPzhuG9yywHLjIL8q25oi9lT15/FAPAoG4pYN1VBd1eBnAlJW/wkHAc16iC1LblawIApk",
-	"vK80eM+wP7+5ily5F7oSsqGqAynTS3Tjo9tTGnYjjRxb64dC7wiQCV8eMMCbj2nzQjcAMDAqUfYWhcmH",
-	"CocRjgJFUMUTW/IIerdrHY6HYX6qzJuaJpN0qMi7HHkIIdIp3OIkGZ/mRMmXSLNMOaJDEEAScuCjdfRa",
-	"wb9KYOn4DMNtQxUgqMXvhw67ZLh3yo4CJNpT9vNb+0+AKcJ/fiC+/YzcSTCiBNb/fH3zGNxWUrHlnBvB",
-	"4mXKldX3EPjHW22mAEOM4N2c4jFHmvlUcJMjvik319YuGyp080/sN2UeNBOPC5kmUIlHK4D3gYNg9vt3",
-	"YneCyTPBF8xL4ibBDCcjlCifyxccNIHOv4ot14SNF55S+Is5o4sJHBuwrQj2E3Ta+P0H2GscEdAg1WWw",
-	"94Wz3nkuwqFu09Mqo7zl3rH/zfW2dgEgUxmvTFnDFbBBA/MeZEzVbrLs7O9Uhl6T0zXVwdoEaeosHDp/",
-	"YNZRSUq6orxNB7kYfmCorLAUiQPDzHUxmVs97JxlAihjiSna5DJN6SBTnvkEaGhS8O9lJm861DiOtVNd",
-	"2fUnzQh7axuS0to/ZkP+JrYXztn2/RV1QDDYtHXsGtc1EBc6oJhxGTJogPVqgqbavNKfR/PcRbL9028e",
-	"DAts3Tm7WTzhbD9NNoUILn0+AKghjhxy8zb8Uedzgo329Sk8TfWtSE5Jk8HUFlA5wJc0VDU/OLj2J8ik",
-	"NcJXEJs3Cvjr8owDmI5WTk72yQOEXwaUXtsSfqCX66HKxI2kkLf9NXDTw5CKDHn9YLhY1Q8Xv9L7eonC",
-	"EyVnpTbmzVymcMLt31HOSjNUpXSdkh5eM3zdvFYjEL2Twx/6TdIXPZfh6r2yr38BxQpb/kpO8l2Eg3OW",
-	"fy0h8RsJkpfxs8qOXNJ22lX1ObAb/wC3++6+8SZx1GxsC5WUgfiSLBCg9yhqqVXfHvluihb22JQ44vcM",
-	"Ht+h4gYq+kS2D+Cc4sb2mvVi29YB/Gsf3/YwqY/hkQAg1P4bbTHFYvjXacxSqQSwmcUyoX9CV2yH44Tn",
-	"nH48tR/9O33k78z+hf19qP6+v78P/2f/GGNwIGZ/Z5zFD+fcsesEOKSQxely8zmLka7ICgorEEGAEpHp",
-	"LBPGnCE2Ua4zkfQZtpIJbrSSaraxIQjusfjCPYxN4BccE06H9+kP4dt1rOwOX1mHlo9Zj7eiobuROqLI",
-	"bQ0oFiOpoZtHt38YsRyIMst5kruvl9fVKNcjuqO2j+XKv3alf7QvBY3i9TEWE3t70rXnmgOAWmhArcHT",
-	"/vny5QuGcNlnBFNrL60pEocQLt1cOEN/zhP0FYiEPp5oBQthHwo+Bk6R8JyNZDLcO2XDPYQFLgqZICow",
-	"MvdA//EBexsP9+wxHu7BQIZ7H+IzxhEw3bYDNIF0IJzfDP8Jfhzxa8FTQ6QryMlCEsAJCpmzCc8yac0p",
-	"TIm2R5DcaP6hZMAe88ncncahgjM61ynJHo+tD+N2ILFMK8YdzLN9A400mkAaBcgvTALHCezhVNNaDZV3",
-	"7ITr0ScnvAOwFRmbpNqQt9xJelT/F9AX6HEvPoUMjX2eyhsR913SHro6huroATNioqFLoL+UuxjoT0is",
-	"XYIs8IaolW/nVbJWsCbhIYohGAG41eCpjCOUPkDYGJcMrpDAOplru90M0jHg26WwgLUFBwyI8RQEVSp4",
-	"4D5j54GOWUou+0nX4TPK6CDd0sz1rRkqysR0D6FmN9VWSx2Q/MapcIMkz5sXueWgYc0QIB9xnK0Fv1wK",
-	"DomriOnsvpJKkztU7Ul5D8ExgKmt6bwOdN+ns4buQCwx0I6joqpbev16qHq8Rfbg4cFRmz6QytX4MEoG",
-	"jHWmi/I0edKLoarhLYd9uofBkDO2gQmjQsHgkcphIVBxJ7KMWBI3LbIfjDLkm6VKB/oXMSPEsDkapxHn",
-	"4SxohfbuUKHEZERkm8V9PIOZ4NRNkpVBHT6NGV2xyJC4hGM6le+EGUD0eCLSGGLvtOddsN4PWmcMlGzA",
-	"MDj3HMfObWP3OA6FdnDNYgnC1pS4zdVqqHClXdZuCGjuHgukPXqFf/971nOYKeEyRkyq0g0aeRcDSizn",
-	"gvamz1Ch7SOr+lefTmy24CkKUsRT93rrgD1MtfF2mVYKzUnyUplSSp75UzxUvnmBzIsrOqQDdk6bCPOW",
-	"ILGB52Kf6OjZsp5f2Ts5psh/fCHybLV/biV1fDZU8bOXL1+9eXnxl9H5T49fXI1ePb4YPX/64vXV4zhi",
-	"3x0ixAso533KuAYDfipnBQhSnYiU9epfef7y0eNnuMtwKw6VPeQoH2Cf0s0h8wjpGq0ItufvBlIJTCma",
-	"nK5qcity4ttMWvs27pOYR1Flf82FgotwqIS98LBniJBhSvQUbhy2TUM5e49oQIEwaN++G/fPvImO3GoC",
-	"+p/vW2Gop1NUeVFbwu1KG/JClMtsZaG9PyVwxNFtKQ3+12lMQguLvDh7/frpI+fCx90oE9R3w1v93Fr/",
-	"cLi8bvWMm3wfFPcAa5/1bu1p44rBXy4RNJ/uH4N3OMn8zHXZ9N3pJEFIDZ/CWjn9G3k9EezboQHCvqr0",
-	"NDyLdsM6/cdUb2KQCfZ40UzYjQEyCmfrLFDjKrOIvAeQACMNOz48YS80e4iGuqsDyUWamnD4Q4Xjh6Ak",
-	"5A75oUs1A0nlhEV9UkOMpcY4kR1oJYozB/7dmhG5butLzx8YaIaBqpCJiZA3kJcESs3amrWSs1RG0IZP",
-	"fnR42BKe/wy+mDnPcaI+ygezZrxWe7BOC1A1f8+YCBRjVtOLq+owOPjt58ZWhIz1jWjiDmv04VQscdQt",
-	"XMBx2miUGyECqC0rloKPQtUcLjDMykM+mYt9u98znbYTNCm9P7FPxoMmxPdyAB+i5pDHeXBA7GGvmVT3",
-	"jDuOMIizkjPVJYct4FYGbpDkn9KDdXLcoaUrrZ9z5bhJzcfH+oTVzr2wLZ1A6z6gu/jBnGzuRFJSl+dd",
-	"vOsR02nSIV3LqshJ3EdC1Hrt85V3+3idIexEPcxft62A2wTSw8HKGSq7dQcsXoLVRjkFPGdHqI2DigWX",
-	"N7AwHx0esh6tITs+7J+54uwlJ1gOEaRJVMjIuuR/PXcr8FtGyizdQTulYXkb/Z89KuYRXMJt+/nDZNXj",
-	"jxEucHc3eqsvCoraoq5rjWIF1u1ima+lAt3OodikyJdFbs+OVhMRhroqxr0rfdVFPlT2VGIyMVGHQcWH",
-	"SIVBk942PkJ32FJOrgNn9ymLrQHy5NnLN6MfXz999ujxReyPZr80X3WGGVhIrWai4LVXz85fvLCvWXMC",
-	"Uq2s0eI5E8NHL18/f35+8fQ/7dNOM8DOIN2s8wZY6957fGEoMdGKU5YZ+esq5L1V1l7iZAL1IfU5sE64",
-	"0yRP5oW6Lj1B1taBC3rFbu1NjHaNtRwf8jQlB1FWKJZqNXO00qVH7p6hPlgJa5esd3R86P1rhbLLMVSB",
-	"Gejz3vpOGX9weMLyeaaLGWZaxbQSMY0kSEOnRqA2eMplivqCtd4ov2+onNb94PCYxcUSRfmoUPyGS6Bh",
-	"jN3I7mwL90PjcUJJKw22bqMx2WQ4ornsN3z1K+AucYYka7Mj1+6Hi0I9goMKDoDPFCoNWvhKMdJKDzaH",
-	"SKvn4Ctk634Vxc/udSjOgA2DsruDjgd+03IC22T9FT02phwvXiRSB+DAvZBbmTOzBB5EULJ85kKuwafj",
-	"aAztBxyjMfqwIFeUKvIY5onj6X3+6n7E3pz/NWLPT84j9vKnnyL25Nn5w4id2//38tXrS7gz3ojxc8od",
-	"g7cRXDRHMGPPHz+VqQBRRQ4Bl/m55JndNvbPFHB5lwtl3IVEL6Cjnxs2l2AxAm4DuGSoTe8OOHoALhn4",
-	"XsqzZqEaiIFimWqeMJBSrHf8gD3/kQQr2yRXbUv3SVIZzRIN11S5NLmj/nUixf5ppqSxXZZQUYV+s0RM",
-	"NBZW5ZFdLHA6tN0GFVm/4O/koliETr+ri/MXlw8vnr66evryxej5+b+PLh8/fPni0SX4EOs3R/MAzxgf",
-	"KrOwG9seg0wYCG3avmLRFFwWuWZzXWTGB1LGQAcMPOzEbW2fS3DLuaoLjGHCjMOOoXWCDUOPO2Zst39w",
-	"ebVKV5FDz5hThSpUF7PeMuUruI8BWldkQk2whpRqSGwToG68vniGDjW9FAq8t84MsI9E9tbDgBX3AXZe",
-	"PRj3DCCW8LzIRFhCPBZDVRkBhH3sG9hpzuKUq1kBpgzMFp9cW4OE3vebI6DchIP5Iz5nTm1nXi6FOn+6",
-	"D9xfOSTSxwcwvVV5YmJr6yy1VGFKN0b4ZGXR4RBqJYaqdQ+9vngWn4EuWWcFbVcBmvWNoQKFw8Gb3Lp8",
-	"qbXLNzgpvaWeXIvcLOdSvXOOasNeX7LHapZKQ97liE2ni6WY+cMEoYlsVV++vnNE+iaM/xDS+4H+vNTW",
-	"1AxWLBYqHrCnOaCZJi6mACQVyg6LJ/4zED9/JseZ/Kt+xyapXBr2SIwlV8zM7T9gEOGwYEcCYLTJ2eHg",
-	"5IHVcxu7fzZUZq6zHAKy3J5jU0zmdsMN92baPnTLs4TlQjG0NYZ79lEwABwqFxU7KGLKtU27das6u0Jd",
-	"74jFSucjae+ZhVBQ4r1Bp+ysAm7Yd5Xwx/0w/HHGWvTGJj2tvEHP7UHZqKgtijSX9jo6sNO9n/Ccd9eU",
-	"rsIT+JW0tVofNutrpcj4CF3t6P4n63wllaRVyQT9xd0ZXa532Hq+YKm8n+01a9bu2Ybb1ZrM7nbCmTp6",
-	"8FUG7XUrvErBNdNFRdMZami/PeW6PLw0B6TLblKvl3L/Wqy2Fa+WTOtbqXsq+InJGlgjSepr4cD3ZVYj",
-	"BypxK8iK3ndVcrYH1Qpy+0FXm0pwIfahAbsg5i9fPw/I/FaukyoXYzNiRFXzmICUAXoK8Qz4Ilr0EIkk",
-	"wrZiQMsYIWd13MwWdL6Uf7HT+qWrYM9ToxGaPAtmoJVOtzoHlRCL34kAlBJ9WZJdnL5dnK5uh/4my15d",
-	"58OD6g5mJ3ZcR8Nf92dOizRFcJcIBPOpy5DCGMKcmzmFEkqcoEzkmRQ39i7gudUpMdnGzPVt0/7vD9iP",
-	"XteAS8F2pKF2tlo1a0SO2Wd8kpugrtGFWwDmRqr2mlUHo0dCYkRCIkYQnrxkg1cmtwpntQy1XoDb4w4h",
-	"w154IdygVLmY4emOXQEuTJUjHaQkBgfVGIGZFWZv+opeDlMz1RlCQNZ67qYlYuUsqSJNrQEA075JsoKl",
-	"SQXCvZPD+4F9as02hGYMER1BMGJXjEinkRvGn99cQQ6331Pr8g33HR7Rz+TJw4831JF+uVrPahe2Ywxe",
-	"i1V4d1VP3z8/mmrJJUz7plmW1fWOrSWbeJGHQu6UxXRfAXEnZNPlPkvRnjDwdFfgcjy/kItJwCmXhl0L",
-	"igIB6w+UFIEI5EkJTIbggrbFmppxtv1M0ntblJ7QP4diPOBDgxmoYdoEl/sWOJuTATuHx4Le4JFfP9g4",
-	"18HB7lJQ6iccevRPH/PEOdq6zztUkbo720UXkfzLCgu/8yijpvuW66Bg43Wwaa85tXn9SDTVprZtl0+t",
-	"DG6Twf66+lcoRd26+3azOnCGPTCaF9JFPj/gSiv73U65NPbh1UIXBrYWakuUsGiE8tnSMV/Ka7HymZ6k",
-	"Jdr2hMppl3gdrRc7nGyrbAYyx8x5RrmnaeobgjKukDMqArfFfipvSNc1fAoOebEYIxr0ONO3JVuAHkMZ",
-	"6XJpQF0mJk+lGZw6gKLkOXcsdVg1lq6YUHwMNqmcqX2pIjzMnr3OPpdKdc0ykYjFEo/iVammGrYsxqmc",
-	"UGKPSKDJiX1a5ZKnZsCelmGbB4eHYSTazvvoWqxGSuej0ilDwJK265WFqXq1degNaj7jSqvPfcixia2+",
-	"nXAccNYffMJOdHMv1acSaoZbppP1Ni8Qgk3fRSCISZHJfLV3+vPbig+o3sNQQhT5PNTB7KHKhD2Y+4hE",
-	"2h5ZfexA7kHX1Urs53IhcEMDS6qHw6eyBA9/KniWSkAiU9c+rw3KzPPVUniA5du5hhgS5maTG7+GiLoS",
-	"eQmk6rBT+2wmPPTTGgA/VyFbvHvU2Wr7Dr4VxtHD4iiH0Bj3IVZnv2DPvTQ5EMjCtTgX6dIN2vY81QTv",
-	"b4yjvAyuaQg7b0RM7K9f5fBSHW6/34Vq16NZEQQwcA8AspvnKAAA+8rMBFa6bWLBFZ+JMPTkqlCiGgx+",
-	"GzR2P7DBKzqG7Rn0Sxr2ayGKEpDfDn+W2esV8X6Igj9mC8GVKzWhygFu2JyrJBUJxkp9/Bg+TcAm8kZA",
-	"1QkUEvIkySCIy5VVaLBIDHYNrL6LKIH/eiky9p0P/54xo7UC7wAB6fqoY1NgpUmxtofsqd+cn8lqDpr5",
-	"WiAB1S5st5ph6u1q0U6wm95gMdY/J0TS10y3RhndJCjbL4lAAelI/U9PryVQV+HECfWtB4nSMumXWZZo",
-	"shgxyURu0FpZWE3NShos46x8yXNx5nOxQCZv1wOHZutCrwGqt/k1hYDlmBtBpYnkDE8gJ+5GYvmh+TUd",
-	"ueeaI6aQ+RxM0tfBvazPu1UnaRRtzn/394rXf9PZfkUvnC/lY1UsPjcKph/SThCYgb78mwTArOwkdybD",
-	"XzeBYAK2Mw8+wnqcThJDdYLpIjcyEc646peYOM1Odqiexy9IhTVH8VAFKgVCBPkWR7h+vujf7TIsDyoZ",
-	"bYMhHbhnTAxlCAtp4NNlRsXJ8XG1J4YJNclWoCQC1o/JWe/88eX+Tw+fe/TMavAOzESrTrnTewZ4jAZT",
-	"0gIvPzCvWcNvvKrJNOB+i8ocoUBfoldwkGiXUnV9rjHJZC7YXJvcDJWespiAmEaJXnCpTDxgF3hHU+Qj",
-	"UB8jay4vR1DFT6wBZURiwF5AUpcVYIWSvxaIEYkK1VCtMYAjPkJS4KmE4ACrCjma43sGiuCpcGqElVbg",
-	"bV3yzJAhnQlIRhoqn7VYCiwYbcSWOssjloyt0ImIiKcMlRiTLnQiIldZPHJ521S972THyL5+ZjeEc135",
-	"hljPfg4T0mhTw3fBH29MOhG2A8akmda5/0fZBYKejNj//Nd/9yPGod/2nsHkAc4M5B4h5ytoJzci4yku",
-	"ZkifZS809Pw3XRMEHen30uejZKIGvmrwJLgQt+LIlcIqwMdkvdAtilvyCxMz/bZ4libhzmq+NxpUulL0",
-	"blHu0KnshXnljiGDyq3cVGdY7yZUbt8RGatpDkhTE+Q0//ny5Yuhws0TLDhdN1UDFpA+MBcPDqge51yq",
-	"QMvjir08L/I5Yn7DtQH6oSyZXhANYZ01FLXNwA0pklDIQ+KizLdrga/8rH4RBck1t01Rugru449Qjz6l",
-	"llP2Z6dt2xXotbJPQS0oN1cFyfU8fBCDHhA/BKWBBTcu+E18fTXlY4d4H+Twk8re2FahwT6yHCDAENJ1",
-	"02UfQoXfzrU7Vmj5lJ3cAAtbvWM6gcJWZfAngIT9xilRR53dLp87xAyDhdpkXkds/fZsBpbdsFcOv642",
-	"8K+CKdtlX+xYMOvf3owqeyGwICTsRIRQJxNhgq0TYaQNakIKRf9NWcKTgL0OVWKZw2XpXKy5HgzVS8cf",
-	"QpR18Bd89YxuebKrDFQ7+U5AiSkU5ZLUhghd1fp0V8g9M1QNliiqAF51qYC83kUSo2UVbFT2GuYEqpj4",
-	"tTAePzennDue52KxzME1Y5USA4BecLl4km8kKdcuw7rAYo+wHSgo8QfbOHqpfANE7ZezNr4uMm13+eKB",
-	"aQMXyVe3NP7JCd52NE1kbg7GPOVqIjrlHNA7GKcHLsNNF2P4xkQrUyzwIPrS6MIjktwijDQ4aLpZBuuB",
-	"vXuG0VgayLWX3JgG3u5c4/eaomrl987Ac1eNADrnSO0NmVQicG2KgMx/pGnf9cb5UQI1zsugWWLe/9we",
-	"Yt/nbQffrcI/u1Zx5fe3GzIGaCt7IjiHY1y64Aw6T2CHcI+HmaKS0Y0qKURXMzEBi8sLYjSIGu3pR/T1",
-	"rxRTaRqcNJi10BJScVMHQB+VuIpQxQLEnrmxv/+a7r1dh+Hq1A9JrP+YB9HWE/xr59COm+onMhUITf2Z",
-	"ozthg7vEd6qT8ZsM8VSHEBzFxO/3DjUf1c+wHmc51KTaOeI572+unRiqodpHxdvv15jFE3NDiNYOfua0",
-	"hH7yDfoUHPgdwDLRVz6VQFtj1VooWYdsZPbw8q9DxaCbg0qkyN51kPYCPQcXP/n6qBIFrITeyfFxf9DY",
-	"XfNrGp8yzm6kuCUpJ95JgzQSMBtSAcjATJpcZCJhl//2jLmvrHemx21Ha+GQdZO7KtZCSIkS5LG11T7G",
-	"m1h11MjwivoyjLhSv4FAyD4Izhpj4Kgy+FWKmNG2mTBOZad2zm+oOkbO5kBaTaZGRSUG7chuNZ0hSn7N",
-	"LuJBUF5NhG0IvbE+9nVa9b3VwmV2gYsAKJeKreGxk8MTWkyPext6vRiYc34z2jYhJz529tYZ7b4aby6U",
-	"umBR+kSnxYIwXTNrjuGDPPEeaduMb4Im4p7xKL9+7qrzdorJQ7XJlMYZzYm3KemTtpkAQtx+NYKOEODu",
-	"gvXggNgdCQI+ppglhZrCO7gflj14WCrGSnhQDACGm17pfFQYwCBA+oQNwUS2PZbYGvZy0v5z4f4El8lX",
-	"DXuFHdnK4FuR378ZarjfWFisMsstd21d8T14n4xHnQMMtXVEcv0UjEHASsfgskfmT4WJmFwsNbA4oPRR",
-	"iWcLJ9E1YE+slMUEpLhsw55Df7PBoaR0Dtf3dcI5Ra0RGhzQi1Ro5tojCZVj2yWOsL6nfxOhhK8bGeiy",
-	"RTuEBqpzv8kUO2NLDTvU3mCIWw1BLtgmjd6B9o1w+PVl579IoKDbNtnNTnZz/mhcAdasC8IDUpi6uePg",
-	"WcKaom3o+hioULaNCKQYmi1ZIrJT0NLQCvHDwsgC1AlB6lTItuAELGrhVVkZ9sZ3BBuDinaWStCES1Se",
-	"IAoyVJeXF0/2ZwXPEpFAlpSff+cuhiIgKElQ6LBb+f70W4BzKdkqDuLHyAxF+mBDEIA08UAzB7naplFi",
-	"JYLXJj362lBt0P38kAIo+ZYcB7djHtKO+JwCgXYhNbWdjxIe+8Yy14rSG5yFrytOEn2rrJqzVZ5wtszE",
-	"vpEzJRJfa+TAETcIF3cO0Zfx8PKv+II9N6BfwZEGOD34qK+2qxUgUnWiI2MHthUraO4H0ICNooH7niCK",
-	"47qEQCu6Jg36TYkkSo/sR5qTz4O7+RFN6uss/RKn0jW3/arG52D5vh3Otrs9mCTM1P6qB9SaJVsPpw7c",
-	"stsueTyvgO3cdMXzsjQYbuh7ZqiWmbRztA+F7PBmT2dsOV8ZOQGCJvtTwHDTb9IBNl7cQ+VuaXs8nSUW",
-	"5zrnacwO129r9LA4N1HgI2tyDQFSd+gbKtPGN1z2O1/wEbqrSiaZDfd8dIeL/sJuhd8wiL+TV3YcXYMM",
-	"di98E1XryBc8oZrO238AJQJv8t1pbmvfbwu0vHY+5FJ96L2+erL/fcSKpSPQeP4j+yM7Ojz5/sEfrEow",
-	"XuXC9LEeuiriSP8AmhMgSpD5gL1AwJahkqb0CK1Efmq1HohpSKLIinGwB/R7jIQj+ONIukoT5+epveSI",
-	"MuPBUJ1j+x7FWbxbQvITglUdnyBGMevF9IcRz+M+VTTnFcDqyVxMrkXCgC8HDCowrTgyog0VOsKAKNIg",
-	"/GIqVaWg+OT4uH8G1SRSzdicL5eAupf70Zdj8hXNwR1DQaixmGhracY+5BSzQuUyDaCTEe8AZwFKlml0",
-	"yDgI1wHeYfbWETdSF6XvDujrUOzDABeCKwCittcDAWpWc4CP7p+taXbrit1QAUSs3SUI4M9KVOzyxgLj",
-	"0K2rocTkeJnpiTB22uJmKi+eefmN+/jz4bhW23mis8WXdrpjyzDobcqod0viKfgn87R/aXDZJlhZlIqD",
-	"r5l1Bie+FNs7Ov0PalLzs10wTxcIm81rIpmbujatxG1gN65hJYQ0K8AkeByEMUvVVTmJGYoPcgWXZZn1",
-	"6XDCVFYirVC1PVSx69WIoBfn3LBZpm+hvlsrEbGY9GKwYe1VFfxUCYB7zXtk1YuSmwaHYacA0xqsjo+c",
-	"r9QNz7BtrJy+na88FNyaLI+YnDKuVhEJdeqIj7Bn+pZKWyFKzg1bcLVyOcs8dEWesXHK1TVcahgwNddy",
-	"uSR6iEpsHz2hpffRq1BQdO7ufalyfUZwPUUKBLR6IXP4EzFEZABg5Eotg7XFSvpU30J6sxEREgRmBRAA",
-	"T+Y84xMoycTsQDioqchzh3iUyBmGqyDpGhI44pFdqXwUAzPPNNMBc+OtLlIiIneokfAFAmfCUabyxiUr",
-	"iXo+ot0gbqMhVj65poaKEwcuzvI94zgLOM23VSQQXzPGd0bIaK6QzjyOIPNiiYna9mFTTKfynX1+dGyH",
-	"NLofQ6UnMl8jBTeUo0F9GBB/nNMQYFpz5CDFmStZxhuSMJCCMbjoK3ScOhsqVDuSUHMLEzMBrcZJAQL6",
-	"82oLpV0QrSpqBOvqQBTUTFMH6FkYB65czq9F07KUUUYEsgImOEiKln8T7NdC5xxSZBxojsPyAaCjiB2x",
-	"n34MWXdDjSjEqoIPjcS7iRCJh6jyTj2e2lWDjsJgAqYNSIDHk0SD8plIJBEiLwyCBAlor1+mZlD81HPv",
-	"NqYt0LTvoEXd/bJ9IlOBDbhmd0pfOP4qIThaAatMebgmyKcplGm4o75pWh+taQUnY/cjTKe38QT2v6K6",
-	"hlpQqQR9pNZGpuNnU9pe8cyIilOgjriNFxdygyM56AO0ML2D0f5lIXKOzlFfz0P8gfaewLMVsgkOGED4",
-	"uDQ5ZDM4pSzO8jY5XdMmXdZymbzpoRrcE07w9c/Caiv8Cqn4Q8UI9gGBuUJFDTQ30O7sNREobjL3t1e6",
-	"OoOeQiDjNJw+4xyz2E0H79ULfSxneIPYawJNjf6ZB3tc8BUiSzoWANvVsZhJpeiK4viSoywi3dAtABK1",
-	"lkSIUPMBFqJj6L+kzJyxRvwHxwRTwSZ5g4TfAolbMsDJqKtvRNDEF1rNWBzZy+osjuxJxZTQ+O+xPaCL",
-	"BcexFioRE5mIpB/Q7CBYWuy6PyibPMNyErjnUaHJdaMPKJ5zM8JtGrvLGoHas0KQCgqY/4EihsqqU7mO",
-	"QIvH/z6OnfNCqwG7cHqtWabSeYEunjxkJ0ffH4IQkmp2ViGOKoHnPbBICanhEQKA6EgVkHFKtwsxtjVd",
-	"369QDHxpHwg1290J8glrYS7/Sq1vBwCAx76kf/ubY6Lckzt4JvSkPQgHrPCoC1/e8pkd5uunGMCY6gyF",
-	"lVS5yKZQRtuL4ZN6KRRfyoGdc5LcBzdH1Z+B80tkogQ7JHyPPJPWpiq80TcWPAPwXsCsboCypcpbPhNk",
-	"9OEIGBJKoG5u7W4sgGG9YCREZBsXWWoGFAp8wRfij2Tu8YUgiw8sZ4QPJoBHkGDeVHKTgE5rbYQiCj5r",
-	"11UhITOByQEA8wPRN7oTCcsVFV0stMOelyhEMGVwvc+UxvroxlQ6GuNruT1Ib63Rg3m+SKvHoxN5fzCV",
-	"f7p6/gwW4VNDzT61U0sYouevnnodo15iZlYmF4u9t9Heu32uVvtYqoQiMdzsB9wYkZuD9/ZwfOiy9bEi",
-	"KnSXoSm+hBgLqDfhprLLc2FtOtqIkJe7slrIXIg8YnKiVcRSPdMGfRkruMsAJjopYUppN4yl4nbzagK+",
-	"sk3e6uy6xF6w86OEA4Y9K2GmEcR1MheY5E8Bf75qPkUtWR/m3E7Xemy2OltPHE9otVIlNjgt+4XcHxcq",
-	"ScXgFxP7arIlz+dlMRkJq+ptFpaWLfi7Z0LN8vne6dHhIQAO2KHvne7935/P9/+T7//tcP+HwWj/7f/6",
-	"3d562duO4V9+w3GAm49FtCcXfCYOlmpWfRBjWHune7iADR1yr5qb2f96t+34RXhOJ8bc4ZgG+av/yKmo",
-	"LQLg0dqhY5z2ZP3s+4MuFlym+1DF0qHAlBCMsehlI6BojwQR+jMh3yHpV+nKmqtMH9sWrqA/X6XMdH2I",
-	"0iB0VUtpJzCyyypZl9/TRQF/+cgjtptK5iZwlzrOcNS/ySrOcADBfg+3dyfmruA71jCmsiupkB6Y/ur0",
-	"lCa3cy/O91EpOvqOzcU78uajdvR/YrSJPdOj+zDiTla0m0xMBDjtEUEbnf3lG5fPr15BFrNQdV5cF0AZ",
-	"KuovfQqwOUPNLKSg78UwVxQ6iliccpOP8Df3PjDrk51X4nkPFZ9xR7zl0eSf42P7Tx9VmtFqgjWXhC8T",
-	"0/FxxEERBjJwLd6JSYEgX1NQEIfKPo3lkKldsRzvZGBNuxEZBpVESnna9AgmimrIdlCuGt8X5CL0fcaV",
-	"4RMPsTpUvm1YpGXh8epo+KcsnmZ6AVEZbf+/Kca/iAnMnL2A7P9aXdH+r5u+EYef6QsQfRsqmna74Sge",
-	"B/8JsSr0j8Q8z/lkDvZITLGkGJQy1CNIakAVbgTBgYgVmfwQk2EwVLHJdWY7fXAQs9cXT1kvE0anN6JM",
-	"TgmgmPHZA3ok7g/CLlFBsJ00DqfEp2rYpblXTjquRq149sx7EaxC5te+f0qRAHMNCR2QsIdw8uGcR/Cb",
-	"3XBaueWDtRmwR8LVPUqtTutbi6qa/RisFgkm2UzeCEUMTQ5+P5AAVkUj6NEllxlWM5uIXEgeybZQiF5E",
-	"iYjHh4ee5Q4hkDk6Dx1XA+sdHx5RdA42tJ3ToUKOvo14KawH1bhlLXJriae/BT5TkMR//ythDAXtt99w",
-	"522LWp78KVZbJfgn3NcU64PVFslZbbnhevyUCTOdhnJV1b5+OwWqX5n9LpizVrWgQRc+eE8CuVvVaaUd",
-	"LGp3d6zJ9dLF5KwUQAWCeC16SOnp6Dcy8Qs5pYFz6EZkQ5UJXy/vfCi2EfKE+HuVRCR6e12VZ2slaVU6",
-	"dCklre+9b4Wk2wpJu+29XW0cv3KVbNzGnXtAoDNdqgQpcE+gHeFaO6WOnP3eVjCBVokgwHghpy6/lGeQ",
-	"INPoLvGjuHS4OJ//ovA4Ottk670SzOdfoJJ10+p/5l1r7959r2h38j/4h53thfiNNTgTI0TN1cDwVCbh",
-	"F0pCcTCjEtYDkiOYiz+SfIvZirLNXOGotZj7juzYE3YXaoQH5I9W8YlRSZe5WLCJPQcE3xmXz7XwlD9J",
-	"9e3jcka+jgekNsnk/2A9nqZOrzf9T+kO2dqPrKD4MYFtOesi2ASky8tA7z+jHA0Z5nsfbuw4fbjS+4VU",
-	"clEs9k6PfM8BgFpkXbr+WfDB/BbxQm1rPxxaqlU9Ms+GLQ2YKlzlbT2j90bwRvOqJjxH/rm7LK3r11hM",
-	"NSQbdu8SvnKnPm05H0/xXF8U6gWc1s9bE1U59Dt57fw00lV1uP0e+JEn3mT77bn54KSLUED6C6r8cRMl",
-	"T4tvSdT9FpCpYls7q148pHG7xA562ksd+gFdDtdCLCuyS+ZMWCFVplja4Ujj0RfBHBiwRxmfIrRy6d7C",
-	"iw4iozqfs7Hrk6CE87KHsjxUQZY5ErrFPuNGqJm0W0lOrgEjuli20P7lPpsdymGUztktl47A6P9j712X",
-	"2zbSv8Fb6fIXk29BlHzIvDtiTe0qp4lnkth/y0626q8poUk0yY7AbgYNSuampmqvZvc+9lL2St7q59Dd",
-	"AAGSinUYJ/4yE4sA+vz0c/z9NmTyABvQQq5gX+bglclFoVbKFI4pOHE60ZpGTw47O9DbHgN1UwvpoqqY",
-	"K6gZhXmCGQ99AOscizHJq9nCM3NKtbJ58TNYxEPLXaiZNhrzhSXVlKOnBRJXG/nDURem3wawTb9WtVeH",
-	"waGI6a6jAv+Uj9tAn2GICGPrx8jgt7Gh52j+EX14XE3EvKVRsuv5BvdWow1Crya2anIx+T9Airiu/VQQ",
-	"uS381sMYmXTpRSYmairXrqGCuVpuUkQy8gA2kA27q6EaEu++0njTNh4VhqzRk71OnnCOU/odvyPwBH+M",
-	"UfL8YfN+mun4MhAog29ezWoxoPMytYWCAECuDRQITLUy9SU9ywmxn9HUmD4SzrFsXYZ9d2GPtbWXs+Xc",
-	"zuqjIvFwhY0JKate9OPdcopFCa36z2BAYY4tBIFXKyUrh+97mwtgvJMPM3ApFlLwxanRibZSUIx1o8ry",
-	"lHKogaKUstwNooy6q1RCYW9EHsDV8sxvwtm6Co40ijdlsQBFSOf03HBhCSPHqRu6priXyDPNZaxh4LEt",
-	"hDtpvauWTpXXyoF2wOSaOHe+B/6CjyAEE4Xdwxyo0NiQ7FlMSQ4O66Jt4wYJ/vzkpYAg3Ui8a05RRo0r",
-	"lwm/fSi3NekyVpZvfRqEfyjDnazr7a5TQQeAU1K4I5A38LAaylVGt1tkYEDFCLO3wQYFQr837ylWBUoR",
-	"7GSquQ7v+6saKSRSej74JhEABcLmBldzj8N0+8I6yGma6mSfPaZ7ofcOE2gHgO+F5wFwZGvvRhFDMR3i",
-	"PmNdmWXXqOGxgTO/LkuxNqVyrt/70+nybO+g2zl2HtEg5Vv+Z10vkvb3aC9/eN/pW8R3PnTL3m65Gwvw",
-	"qngj60W/3xTk37G/Im9fZ9Pd0A5G21VLFwggPnwf6bqFwW0J2lRI8YudsOFyfP0s5gLf233eNN3DFc0F",
-	"y5j6gDooY5ijpkF3NwkE4CskBdYpP321CjoJPjMOpY61Kqkqsr6x4kqDATyDYsl1pYRcyaoejsSrmqqe",
-	"yfmM9y5epyPhZ3pF13tLP/L96ChHxTF5NWGilAm9Yz4oNicx1wG1Al17hQrs8XHnHd+oXb2L6/vQK9r3",
-	"/tAL2k/Vnuv55LFNOXa34q75jCh9FzaQXd2JCXTshcYRK8GHQaoStlgMm0G4h7OhGkcWctUoFIWuw2GG",
-	"YGlY2B/STpj+Gt1TjTfEtFSyotPGtkKl0Ia265qUehPA4v0sSmygVr4V///BmYdQbQA57dSRU8ZpyJEZ",
-	"5F/m7IbPZb4V5FpoV9tqwxEuhGjADqbZUJT6lAlbFiEAJwbsN7Uz0NC4slCb8J/QryFRQvkRo9dUuVBX",
-	"7rWvoaD+tIE2vDm2AhgZ9IeifzM0a8LU6dqpcnbK+WsGqzcZ3KfhexQLVRYAdAeiF4oaE6emW9OyO0D7",
-	"J8gJvHrmqm6E1nP6lcCiMBE7H0ZfMHUYiwydcHYM2AnVmuR+6S8LDQuOthxOEmJXnXHjOCa6q1rXZ8TV",
-	"KFXkqIh9VG5r+xJ5oFOUPNnhg80EJq5BzWKnH9FWWIYuxarS1/5CIH/uTp9tSNF6efKS/MtpL/eZpN3x",
-	"1ZgIoNy+Ug2IVCXbFumG/JQOmienNxYaUg6f9FRnPP/ii+zJUptQrXFAAA1qW6Hig84gbbD+oyhaMM30",
-	"woo0pr7et859YwxBdkNlauj1xNpSSXMHGe66Vkt3yG0cV/TszSt/rVBXZFXJTd/N3JiyP36eB0IOk3LM",
-	"e59vSrj/7sFa6TMi3tKJKrRblXLTONXR42RStZLiCxjhh2sC/gYCKWZuY4KCrVjXHY7ENyENA+DsCoJ3",
-	"ims/7rnQ6W7QmLfRuI0zzheG76IJgS/m6B5IxLLfa1D8jffyrFIKQG2o8hEUgIaiSJcA1J3DbZOTKYQl",
-	"3qTt+39EiBW+WMbpNYKXXBBf8fbh7Fecal3DxeEwnRDr69zC3hhiImJEIisiSWury0Dk47bvmpZOgu8j",
-	"SCFcXwSbGiNw6X1ehpQfjoDwSNoKw0icezEoS1gP18zuhU4hmxDlSeJW0hVvI9KJQtYa24g8RQmULBt6",
-	"Me9yS5uBKlWAe8WciTofiR8goZ27RcsDQDrEFXJjqytVudN9llGW0j4B8FZCYNllKsF8pmRTHBEMy3T6",
-	"uJf62W6bsx0H5UXcvtrPiqJ1s99HRLHRyj3GEh/y7iMgKlWFk5ZtH7HP9uoduAtBOzv8Em7YrNda3RyS",
-	"HwnP7U+NTOxP/1CGqCuTTazaSZMnh/R7SH+giUCePzTv2NlGQmiyAck/amfFaIc2VICoqu1cgWzBe3R/",
-	"5l53yuRPMD+Pki2ZTPk9FIoe0uZhyZB3m/Z439EHv6C3yYSDGflTJcFd05ZnCZLIiR35b/Ia4LIQspF5",
-	"Ov1J28p7O019RUbcLPR0ERQ9lyiKmP2v2RMCvyxAno+EX8ZEB6RqWm944hiw0XFKW0g1WKnn+Wd2kSAI",
-	"d8yKQaHh/woEoSPtLml2c7KQdd3Q6MiBk4gvqixt9EcMpNlEuFJ+PjJDzkrprYtEw9VJBw/TdscJECm3",
-	"G3QwxDutFKGXJOUVPAUw9zjBTjQrBzvSsE4hXSNNHYM04EOSxnCuM9b9wRrgALrDXYgWEcwtq7CdbdC3",
-	"lyGjz1Zh6J066I7Uviyk/ml3WDpbtpt0HTPEWPbcY06a//yjp6P9dAAyFWy1O6oz/IPTWgaJ3CeQt7W5",
-	"vflXkdISFmKlqqU0QNaeZP9sqWOlktctqRJZkNInd2W6hBNwSJJL2CZ3kODyCaar7Fr1AzJVYCnEWeTM",
-	"PsiM7pRglGTSvXgnjyI+/lRZILt3ws5Qw6uiob3z+ezAftLFTuSnA4BnVrKeLjowUChRAGo9UQUrjslp",
-	"xZQcKIrGAUqTkNiTTEZEugS8haCW5QT1ATZJxrDmHBwD9QYakF7WAdxpOBCYIYH4F1gtEFIJSLqNxFvF",
-	"4NKWNNtw/UcNj7xOLBIhhyJVMc8JQztvq5CiUkt7neh9AfCdP/aUcdzJBmkfy/eQA/FAigU29kiYDLdS",
-	"LGJKBGqWn7WLLe2CNO7baReHuIm2a50wkth19YCuvbQY/gD1I1QrUWlt4mV2KpwUIqXy53WrAkZca6cn",
-	"utT1Bnza4Vd0a6Myn2MmQE7u5Zy+qetg/tkK9A5trjX6kjICFor+836HeZaOuQPIibMfYlf/Rv0iAFxX",
-	"C1k6SzwDiQGCUYEt+8ONxDcfVtLAlJPkHERUGpdnIo/1R5dYY5QP0Zxcl6W3MSEsMsa4vRROm3nJfncr",
-	"5ljNvex3kz2SiwwnpVF3lQriuy+P9WPtr4z9Sjp1pE1MfIGIHNiSECWx0+k6oBpzlBLuFb4O4+fSa3sL",
-	"/Kh3NEpW08Vd5gSk0xzAu+PO7etIfOJWU/tTfO3+PYG38QLCDIw+VZde25t3EGIdlZCafswoFNBG3ZBn",
-	"WNXRZfyMOfAw7b2Ssxq0NVkDLgJUg9piA1w++J2kYBLrciosy3HK1FlS3aoTbw4AoUfRluD9YpcI7tfJ",
-	"a/B0AVo0+HUmCpDe17qsx0kdqixvgC6IkBU6pKYYNIi+o/us2X14ccgxYMSwxztsVdlJqZaOkXqyFoaY",
-	"Q56UMEsQ15lXcrWAaQGEvkEd/YPo+eQ7RxVzJSaqvlHKoK+Lk50d5DNPN9NSDWk69SzCGjv0DHLviAlQ",
-	"psOaqI2lYAxA0cNt5A/S1/GZQW0tcilRwkWF6W6Z+Mf56x+FUQ7vUysKpVaQsAjGqr/qEMkMnsNjCnOd",
-	"l+Uy54B5btf1al1f4u/5kAGqc3848hD3hi3A3/AiTuTqQ60qI8tL/2BsF54kN3LKvt5hJa+dwiKh5pCH",
-	"GQaQZwCmBP15+TwU2tI+Zt4AItRxDdoAW+EtnHhcnPCibSMGeaWoGPvSmktUj3IE7c+Ix9ouZa2nlCZv",
-	"zZDbiiK4t7V4bJu6UkPzSr3cdBkRQ+1W1h+qTyhyslbytVPVtZ4qIaeAA+lCsmVyaHEwqhBO1esV1qSv",
-	"Kkv8jHgLDSDTe8tl3AhLck+K4S5v7D0aTI/uhd0LnA/16mkZcCK6HzQq//ju1Y7LsWH23MKfitMKMsmr",
-	"1fE+dBmFVpEA+1rXrLm/AvoYg1AMLQwhFwtli0iBxTVkwyZ+AdadebW3iRHTgmnIGolf2lyuKjuvlHNo",
-	"x8gbqb2IukSghRgMkauV6yyxIcxLfy+hndSbZcNu3IRltiFP+oo4+k2ttOpShhB5n/P5YMdzOB2fRGXl",
-	"p+FzaPi2O/XRvdURfUAqgTmdf4k5CpwfwkgmbCUneo8sCihrWNfkLjyNhQmUznKZamczXZZOtMxrfqFD",
-	"YaTnt39JXis2Ri71FJ2avkc44Gptar1UAYCZ8uNWeLZr26wOyaOulovBldqIvPFdYh+Og0t1KZc0m6pg",
-	"aQmKV//hnUOabmlqiazaF38Qpb7yG2WpgerQ62m9IYl9mfbvkl1RW3RveK3SloWKIWJi+z+yptyw/kT6",
-	"Uta181LMVnG2K9Lcjqt02sq/AxnssKLe17h930l39aPfqU8OfzWefzjMt3n1a9x0X8ta3uKt17BfznEz",
-	"3n8R8kEKUvC2/HliTd2eglsn7ae5+rujQjboAui4XFXKEY1xcBLAiW3ZL/A4AWGBoiXLtRojRVww0Ylv",
-	"qLaYOt/2sZFA/O3fOQoHx6iVZKZR3ouugl02HCVG3I7oUzC9w6fSGNQ3aXUN1BkEx4EsS3sDoPnoMwFu",
-	"t4DVhZgnXgEaZoCMIWMsHpyge1GnIglb8tVTQUjk9XTRzcoWvBYDXKqKoVhrkf/3xRO/ShdPMnFB/tSL",
-	"J/9i2IxmlbAXl9gM+1iMTToNtqCuCTxzKa8wp0yFo3iabhVdh89DbSJBpWsjYCUYHKwpvDOug0TUWYwD",
-	"chiPf8wpEHEpa8J4X9pCz7QqLiebnIvFkQ2oni6eUqJSew1iqTiXNzuVehkqPV/UuH1lXfstC6BuMO1I",
-	"XU1c1BvIox6JH21X0bmrZUnM2lByCNfTUbU2icMt7NpRp0cB3XCv01sxRl995yo9WdeKOrOQlDcGa5Nc",
-	"pG69UpVTBVaULsexfqW2FhaXNh3iVV+pTsUO8+nQzPjFTmBOsoR/E8EA4GTQIYm5Kcv0g81bvokBlB6q",
-	"AemPbVoHYunGOR3GvYt0hlv177EQoTWgAOOfFqLscjJuuQRBJYp+Sgb/V1S+KJcqGE4SK1XevH8HChYd",
-	"6h7j6Ae/rTf36A1545vHC/fRIsf77vrWat1l/PiPioKP/jdEXgjCoVt3WHdYdZhMEDwmha7UFNLPyOtM",
-	"/j1yNySXWseVEDlZowlS6NlMMR7Y9oF86qAODivZpUODB6vpMtDdJTLEe4spbQqkh7xWBcKKMEtp48yv",
-	"yjXkX21lCNPvg1y7S/xvzAMZhksi5AUHcQqXU4DCwqTk5HUkb+XXEymta5DR9UIlQZogB2EOG/MV5slf",
-	"5GOKJWCgGfUslp1tLQz1r5qLEXnF2iMZiW8SzxZBjDDSB1wzDRxmlV4F8UE//pH4KgCj+YETOEkTWVrJ",
-	"qtTpTcboLnhTZhFXfs+16Je2WqtYwYj3KvcyndUQGqCEHzfs2pjadW5H8OW3Nxld6P03/mksjGGVCD0f",
-	"STVl23Il3SgLDNPSiTdn7776Dg1XAJXYo/3MbAlwq+Hiq8HbyfchR8Q2ENSJe4N0B179hbxWw3u4D8+2",
-	"iZtQr4bIHnz7tBnXwryRbXxWL2dSLSGsdIK9QLp/S3/gZR3uUaY7FOQxHgftVXvWbrYDlzP9AV0Pfgfu",
-	"CtFB1yiL7YAAV9bosAQoCpzYcVsSh/hRXFDHYBm0fedSB42eUQ07KhdCbDl2j+yMKK6Dehx0UtKdEV4D",
-	"VFxsVdfDXgdzRoXHMa8H68Bu63Xuyj5KQIkY3nmrbhYUzZcnL5MzwpMPAVkvQqD/b/bn/CSWHBs+g5cn",
-	"L4a70gTvMeL16OmBH6nkiUEk0eqK6dMcDz8rg1vK4Pt01x8UTDuOE/v7gOVS99J6VzVackGnadBbzhLt",
-	"gtWZOJ66NKGDNZ6z9Pvq17UXurZbGXXQ3S4gtd3G5E/4J23m4C0olSHuSFaAUjTWJMuFrohgMZLPSVYq",
-	"JjSTGdmJiLpLxsTMiHuUNrERbPg/UeD4vdfO2vssO7Y8z+iqk3xTF+n2OUCSJLH0A9KTt67/EEBERLH4",
-	"NfRxZkFp0xVxazNRqylAT+iCzu8ok+yvgoQsMqRfDSMZE1H4IVD6MWU4RppiSo2xzadLJSvjko89dTgp",
-	"/am9r5IZfijopdhmPGWHYVAks5gux58EiGl7Ajpv5aP01Hx8gKczjxSWUNHu2s3oHc4hgLbz6QSXeQNL",
-	"DiEZ00RQ7WIWf9bEBUUjH9/H0ubaicV6KU0DhHwk3kMHSzm9QiMJf4VjFkzJCm0CyMlBuKNT+ItLzYSs",
-	"aSQgwe5qdekHkqc9SehX9mbJkX0wEq8YUWUJDl1jmYAU5qmLLzrpLcPbt2hXMMxSqWvlTa6wUp0VBrCe",
-	"OEMBq1VHZw6vGtl5kszo0xj90AGQVhs/angeJudSF97GB+RB8nnEov2UpeRu84awC9uCD3cuGDV+Ru5R",
-	"jUnF3KMZTrETX67LvUyxdl2DKw2AmAmoE7pOJ/azjrMlmnE/0fEKsm63SN6t6Rz/RsdmZ1riW6ovxAP7",
-	"NNUwUpEb0JcjCoWcTr0h0bxOxFxeq3FThEY+i6hfNRxCXgZdqRXgiKZiw8sIFhlpikxgrk6dNrc62jHm",
-	"2rhIBrXFKCGNe8gC2V51iIC38Pfm6Tg4ezCZshvpqMzzMztDl/LvZxkAD9NZvidNJesvjU53Sk91NB24",
-	"jyuR7jjVHKI4CB46xDOS1McUTysDB0ZqnAIiTnBJ/MTvY+XfcgJYXc+8NPgxgDnM5col6IUN30OMeEGB",
-	"ItSn2FqWArSVkchXcs6qDzigc6ygqheVXc8XjUEw/V1HSuaNra7I+5z//Ztt/wO6SKBCorbhGiJo2qRE",
-	"rgfSi6f8/ksWP6fp3ZVFeFs7MD0qrDG2mHv/NCbhtti46yw/FmygHByhcnCUKAcHuGY6NIrEaPSGhxfB",
-	"bXlH4GHpJ0DVAQkCFQ8j8WUE5mrAWgeDZAy1XczPvFKm0GaOeLbwHa+sbFTNcehuyfLD5js/+LfQh7Nk",
-	"6I9SGJ1O473wBHcONq2MPkyceAvrlZnZ+0347ezsbcp/G76LZG4/yYrgxmC2j10iG9LjnBgljVOOxO0H",
-	"n+9AVreTVf1U1BChoalPsju23xQDLGjwImIL9NdxRic275pI/kM2FvwTyZc1LzI4iUci539d1vZyqYin",
-	"AiNBmL9MBBuqanwHwWBS1r+U4S/hGuoWKcm2fQez/CiihOC871mIRMDhXhSCAOEeieMTUrAdGKThqY/G",
-	"SE0YEpJ1T/ZKsvp9XWrupYflPrjFYtxGPDYcqp+iSNz2C/dLwf3ACcl30gLMoFiAH8NbavFPiYjwFlvY",
-	"UazzqIIqobzZU9lriREo+JKxotZLhXQ9EQh+Sv2pF8oF1H4I6cKALrGXecrFyazk2onKrmslSlW7Npo8",
-	"Gl/FUhvt6krWtnKisDFwPCDHeC/AfLYPXj5kzoWjAr4zyJ6Duo6sO5jXuCqeJsRgXS7jSsVZHqS3zZJB",
-	"BUIgwA9oOBJn6aI4RHSZqNQN7zr98F2fEwO4AdI5GtJMCF3EyXj+PAGprWU1VzXnQkHwg0t5sUSmsVBi",
-	"Wkq9hIwoXDK/zBhX5IhIJHGp1MpWtTbzIeSt3khAQ6O0NnqcN1uhZFEy1UDdJiNtVxCLtal1mX6HySbc",
-	"mP+T8Sb54PgBh6eo/JgGHZLoaDoLKknsYuXzYlGbNRK9tyfPAHAtzrg/oRBpAN4rZq47TfuUkARguCHy",
-	"403WdcjdaCssyUwimVIqG7rpfhs0EwlVCQ0AiSf8WJsDYq8rVB65UwSfa3Eg76u8zBLyIy9rAjufU9U1",
-	"ZMDE0telqiWWqzYB1rM2MnsAcMfSUQbNs+tqyjQaPAQC4ILOai9KcnyMSlXzDJOOKT8r2RXESoWPDcF7",
-	"xcfNwSBvCO+XY3B9uBCtS/CeYj+tVh4VLaLVl33xn3T/3hGC7+cK+RYoxZY28ntMsoBasRcoNmmoSezC",
-	"sXddh4B7msJCJeFNvp6mNqzrcSJmNTAcbUeXn6ZgMPuAaLtO6MNoxLc4Gn+WiuFb7NTb2q6tyd/taow7",
-	"/vhwr2MXJX9DeW8STSbFlP5KR60+QxbiJjdtSFhBSj8+L/Bn0Ku3dd6XW5yYGHAyM8usmHK6SDvL5RIQ",
-	"r00106eRsM+IHJJPDnIvfIzP8s69eQfFBXoHcNtgQYfT+U9xioM7sDUB8j/rSLNufPtc8b4W9zEINlyk",
-	"16oq9LTOsEou2uze5NJLv4s1xQaGkIyQYiqN+1zHsZYrcu+Bvh7s+0GOM3FZKRdAo4eC8sJqeyO5pwyO",
-	"x0rjJX/D5afR/OICNgK8ZvGENYZ2pYwYNLo+DJYI3tgkZBTBNYZ+giKOn8UK7Az2zy+KqBPbwwDfFtfx",
-	"M44AcdMiMJ8MdqEF7ihpmv6GyDvQ8K2mFiMO7jStwUwmmq1Ib3DIssS5a3QSIthsYkbzI34j1sbFP002",
-	"RO6O603e5bSEoMcTHI2/2NnoGxbvusxdtLra3S5Ah2oQ0zTMrpbRyGpdp70fLi6C9YOrC+kcW95Xrr/f",
-	"sv0HVEBPw6cPQ/kUVJOulCGYCDbViQMz2UABUIeo209Tdw5yKePuyTAp7YP0kwm5A6Pm9Gy7cGQkuh//",
-	"jgxCfrd7Q47E6y7iRO2QrEyJao39nNh6EfHUyO9wfP1MlHKiSl66X+yEYhld3oV03bBm4/rZsVyt3PFv",
-	"crW69GL0Fztxx7/9YifwL74ZIGEqnubgX8G2pds+BsOAuoKoDmzgxx5D4FUMMHdjqx/wTD4UFmu04SD4",
-	"waFH3VI4hpWpMMdxhLAFKxWvKZwW2VxcYB70+wYpqQYpvOZpvwMxOA39zJK3cMibNaabkI+N1kauVpxi",
-	"i76mxLvDjpnEY9SUW434YngtFVd+70WBQDJyJ8Flh3+DPvc4Hg5q/JHSXG9pyEVxfEcm3WcPB3k4+Czz",
-	"yf3djo1j0LfuXyFMGQh8i5hZQkAFss910tT0MAu3pTzWtgW+GZj9c0oz8RrGOOpph32FC7NBsYIPoQK1",
-	"CepbZDUOCh3IWcy5qxOGY/DABh2Alw4DQ/7KWSCan65YQ3b+qYk2ajgS575tKBeAtH4sYW+aGiDlWnOA",
-	"Auz5yQleRLpOyx3PeCm69T9r4mxFUfhCDFrBqtra01h8vXWHO+r5cMxc3R0iOeuJ63+k1E7gELTrMx22",
-	"ZTtM9uM5xroM7x7Juj2aTBiEmedt8FnQfryghQ1B0kmb+X4xmwQiD0nmSR/fWdvVTrns8kO9Stt+lBSX",
-	"7eE8GOFuo2mQImvIRdIpHEZfN+ITt+3MfSaSJOt5mySSdCY+ySQS3dzHfOIafz4gfcSkH0IPhjYFWoyM",
-	"t0u4WYPJJoHFyYdY1hN3RawD5ovxAqbL/zqF1hJHSMSGYa9AtTZuJPLGLssxBLtU0kQ/CySoQATWqWml",
-	"ajGY2erCsClOcYIjbY7qhToqrV3Ba8NY7hMxCWI3KMEiJaDtlDEXZvDy5CW6GG60i1l9MZLFqRoEdFBb",
-	"OmWN9lJ/B/3tqVfHFrJSRT489StwYXqYIVLABlCffJekiyQTTVxgHDnMXZOa1xuYH3A3YVuct7KuKq9o",
-	"JJgSGz/RoFLNQc2UG8Cy1jVUbVQAg9MQ1ZEeGfMHiEPkVMgL49TUGoz6NxSSM0P8Dl2ZLQnng39xsCpl",
-	"7SWP16FmM7aIh6ML0xNuT0TFPRmiSQuPGmZP+rFPSUpX7HOI/Y4NUGPUNNADoXbflJn9krtLVzqeylqW",
-	"dn5bncnLQLC4yAk2qCOMJ3wwKbBNjxw4yKFayNt1XobPbQWILhfGn2U8sKmMLzrC+V0HsqWJfUXjehR9",
-	"TJkaYpusivE4e/Ug+v3gxOPmQPHdB1OKaGpvoxvxpqCJ+WTLDlLRNg077Hect8OzW/yUbWKh51b7nUkm",
-	"26v1jf/MkwfdIPuN6bgpNn/4WPXflRfbjTHvVLL3sUI0vvTUCV3cEy9y5zZe66P4iW6D4Mu1LinACzpV",
-	"DLsVuraVcAt7wwm9TkEYIQ6aM6jBOPBdygPLGV56m5WCLOoL4/8TgJemJeDhho8wBYgGaJAiKNWE5qmN",
-	"yGODDVB031/EckIys4E0F2Ztroy9MbH9FGtySMEyr79vcZBo39hMVb53kSMZenFKEP8uo9pkl10YYspw",
-	"maDKCZcJyP/A3HUiobOTX9S0dmP+AmPgVxBKEm+//Uq8ePHir6KQtTqqtZ+8uaovTI4rfhp/oBDt+1fc",
-	"4bm+BtuqmKtaLLSpgY9VfahlpSQWFnKj3rrBqI8R/9uJmC5kJad+Qi+MrSAsKjUA40LG9aRS8splIgcc",
-	"zYn9gB+Lw8x9p6BP8EPse0QZRhg70CKEnV2YdBFH4sdI10TUdR26AmzN9xqrgO9Jcf+7qrmFR4oaxeb3",
-	"UIX405n8+VO7nWE1vUrcGgfsoESO3u6iPpg0reHv2O0RcLXcJCGRam1ccNu3HmU5YS4MgDHuM2OJROy2",
-	"ZiyOom3GHoYS0rTyPgmqsUdlDmtslF13/16dMJ37Xd7rfbrhA+mDt3AY/DnUwIN3wm2zWMPrr4onPZob",
-	"RJ+5+KXXAvlW1dOFcpkogQY8gT9JPtaAvM6EFKtSanMEpOEtJnCuX0lfvzBTdGc4IF4Eaa0sOFxNLCMC",
-	"5+ApFv65X0uggptIp3KSo5NSOZa12msc5Xpp6C+blfLKW31hgKb/eXZycsJPZORMMEIKMMeRAxIdE89O",
-	"BDoU3XBMTc/qFTVpV0elulZl08xXorRzbS4MkkHYauNbFtDwFycnY2GvVSXOz7+LmJxUlvTUiSu1EStt",
-	"jCoieHNyGSwQy31hXX15pTY5dsqrcrpUl17PAdia3t7p2onJenql6kafMj9Ur1bTIDHJDQhrC/IFXxj+",
-	"J/K8d1xqfpabdRe38lZfmG539Zhczzu91eSkbnLtCcJ5Q05P2mNY3Xdhzs/ffns0X8uqUMWpIOzFDPxZ",
-	"EznFyrRSm6uj0k794CDf0FHqKXIkr02pXEQdnmwaa3lh4IcjwDQdvPSzPLWFErlz1exyUtrpFXGfGrE2",
-	"kHcK5BiU2WgrSh1UBW6oMNYvTp6Lgf/UhcnXK1dXSi4v10ZeS136L+TDxjnNSUzlGI/vuvybl8EPLBPu",
-	"8VLgNvbdCNva6Ml+cfulLIKm/ce+RL6G6ZlQWWDzOhGJUH2Yq6UysjxeVbZYTw9CypnoEjas4HfEYGkL",
-	"VboM/IUOAfOCUGeuDAgty7lqlrIiDwOUTALHCkk0uI38w8Cl7y3IkXjDzfnDzDry0Q1k3gIZf6usa48v",
-	"uiSn4DJGKbnCfCqNmOnAigPNQlk0sPRBbQsOhbo/EjmLWYblCHNjZ4HqBA18erA7F4HH+OB+738qtcIM",
-	"2LTn4P0ON8gABoIAsMM+Xzg/3aQTlR++V2ZeL56cPjs5yZ4stQn/ftjkAJrg2zi/eUI+Sa/31mFNZIr/",
-	"zc94f1LAWVH427n9EULC3c5HR9bxkfgRfX2VEmujf12rTAS6q6l06kgbp4B08lqVG8xzu1KGVZRI4A2a",
-	"Fl6/UwredRSTnRUFLes9+YIwckttPFIAN7S+H/WfV+lBTflPIv56VhQd27nzSPTekLeg4+erg6Hw8dLw",
-	"1sBEKbN1C+49Vmfhi1gjwu/TZdR9cOiVS20u11BuMVFT6ZVwfKuikjNkQVMzVTFlra77yOzT03aIrylc",
-	"oZ8Z7e+D0f6g/XyAWypI9/0x/Hgndhglvdvj5KGl4R1Iwk8oOHngPrilYonfOpxQO4i9cWBrJHJA5k7T",
-	"FXEXQTRsTZ2mh4AD22KWH7Aql8rrDQfIxtvoEERdlytX6yVwDU6tqy9XqrpcG13ngO4L5e22ISe9sJ7V",
-	"qoLi13FbAkc2cP+17bPxTaHr+9VUkI7o92gqD342ieTxcbSVP+aNEJjQbqXhoPF+gOFfSjNf+32Ob0T3",
-	"LgFul0tGc/MGNNA5xgwYb53De3hCExytOeJklnZKyWnAT5J4MWWN3jlGEgPqU0QCtzPhD7Wer71toUyx",
-	"strUbiR+wC6CBIkPUIkOwUkN8u9fv37z8+u3/7z84fXX33x/TpzxDR6y7jw4jAJO1rqsj7QRdjaD+DgO",
-	"MOfsuiN4QJtcDIIRnfPfMhq6yOelncgyj1PgvzCVZT5MmEPl0iJK2fJQvwY5UmEdZSlybC4XM13Wqkrh",
-	"Q2k9YVoKhNqEmvp5iIgiS5RLvDQ5vISJ3z2IxLiv9uTCRMcD9QLh6mpRKknF+bysAQSUetbjgcBfD87F",
-	"e4uP36/bAedin0gMvmCai082zy4OpCUzEkFEf4hyyK6UkSs94pndQ0egnXi9UubszSvxYnQyeiEKO11j",
-	"RRcWDJq6ktNQ3uzPI8T1Q3Q9VLxnzMFN9W9QYagd0Z91qrjQ8kp/TU1+rKrb8rqYnpGNYn4XZg/1baTu",
-	"13kq/GzH0Y9+77Kr6brS9ebJ6X//K90E3PbuVpON4DauVstkI6wqO9OlOl6qg1gpgF+F3LKtWnY7VxAT",
-	"o2LOVnRdvEKXL8scs0kCXKeU2vaPn98RWgRcCVDh70U+IqPiMwR75Ed9pTCcdKU2RG2XhXCoZHqtI6LX",
-	"Ck+3aLfEQDZGlSBCNBA7O7fmD5s3OH/3bH/5Jg6ut0xH46ejmeXwe6XcRwmrRv9WYcp4VwI4Q7IpK1XY",
-	"ae9+PPdXJ26Rt+prO0VPijLT6EbmxA/Y/qci35J5eeDxDkcHoSMoQolR7pgembuVmuZi0PElqP09vn7W",
-	"/OuwW77BH30vnzphb4zAcYGd75KG0T0/ThUoOZ2qVe3g5LR7hwgZphB6bmylXKc76e+qfgvzuner1upD",
-	"fbyol2Vzj7ZDB527EFfku3c/fA/DvGuB9zYsdSr22rkhLOWyJx+OpNkcodKCxhjvMfdrecT5EYco5Of/",
-	"9b0Iz4NW5GquzTiwJDYLCWwr6dyNrYoeKs7zX8uvQ9fuOTp1n5pYMo7bBIEaU/1J6mWNEaQbs7Hp+mNB",
-	"b2l7QcokQz2nHxUDt7JXCFITzLs31tXzSvnnVpWt7dSWEdirO+ntwryqY/4v5ockiScYkSNjqplRxElD",
-	"CDt4yTsac8+LC5NfrE9OXkz9j/4v8C/1f+AfF9bV+IdT/MPKVvSHY/wDt4N/zCFs7HWKXBc58lGhMoHJ",
-	"Pq2q1UEawM/8vF2YIOb91eMyHA3IBbKjhyybcRwxeyfmxKDkA5NVmWm1WQGjnZferqZs82tVXRimp8Iv",
-	"+sECs+VCTa+ivDg/f/utgOQab7DuSa2RRVEp51QjuebCUHZNIz0qyaiRxVKj9FqOxUvG2ejOsEmQn0OR",
-	"6pQr6Go/pjmiaoBBzjlKQBgW5JdXpWC0zSLYSjlbXsMt6DuRa3PtD92lfzQnLExA+AhJbslkh+K5kKqB",
-	"YGjOld6o+dsKLv9cDEo9Wf0aCxGGI/EWvXBuC98ruzAJWSvC+EVNbxz9Eb6HmfCbM4snzy8N72pR34Aq",
-	"2YL1SPO04PLH9cVAT8SlHwS47CZALvTSDQnOD5O8OF/pwuRvzt599R3ypMVmmC1tEJLC+itxE7F8T67R",
-	"pIVHrcRN+rE3jYrXF3kcw/U+4DvbrxxLh+EDZ1r9QUPEfM0J2bjcdlyYndrb3ihxZEdNFrZxnSYgcIzD",
-	"IRq7gjg1CMSxtuvpwgt4qLyShuqQOM0cwH/SC0e4WpelFxsIpbdgmYFC8a+YrAgISWun8j3Ci270wLGa",
-	"DKq73hejl+1jf0g0uTFJnwzD6aey+/1UHr73s0Pg3bu3927Yni4J12k/7txBJ48htdNR/kkizwfvltuZ",
-	"jcmkN7JWtyXtsdf6bg/H126gFxwn5uSGoBXt6SiJ2MdIdotTdY2VoVAnlp9/8/03X70Tz9BMKbRj7ZHU",
-	"M2Y2Z0jPyLITCfMntticwpWBqexRN82EFDNYUko7B4FPvExikBREXJgtmLvcrYFxm8CRg51RKemsgUrb",
-	"pXJOzrnUlJLdtRPNfPw62hZePQcdu0hQiMlmaJgeamaraNKY+RgyCNrGh606bI+ALXRhumyNoO2D0ZFo",
-	"xCd8tzUtjiB0YmcYEQ+UJaJ5uTB+GUbinXJcWSBrdQR8w6rYSkMWgxcnUOFgAHn/5XNKScjfqrraHJ3N",
-	"alV1a8a+gVRrDYv9QILOt38oHz9L82gs0Qb+g+b/v3x+wH3+ztofpNnQqNzHu6wV02fGaQb4mNtqqs4e",
-	"l9ZerVe9TsZ3ClL4IeBxpA36wW4WGE5BH/VSQuRbSCPU0VLqeCz9S0TZiAUt0jBNmdNmXmIc5cia6MmB",
-	"k+zP17Wq9EwTQjw2krGQCBomElum4RrX6dsWA2PFRMkKgkFXoBcXwlghjTWbpV1j6ZZRqlDFEAJCqXDU",
-	"hI09Bf/qIHfOXiojJ6UqWFQywDgNL4zHxYAADgJTCyp1rWTpAl+XnICSYwp9rYu1l2wYAXLQF+1AtIhU",
-	"tExLDRkXONUdvlpY13Nn38RE/L1gFK31C/Ncb1aqGGN43l9ttOiEyNAXgFf+Y4eBVvCjSYHA8y9ePmxJ",
-	"wPn5a5y0XbLu5+2tD5ZTcz+PPhmZ0hPL+JarXvrOKcQx2wc+FTnOtgRNyOQ5IKDR0+o+jM+UJocTBRPo",
-	"fMhO6k0cfJ18yiEI3gyT6LFtKg+KOTBQayTnfUTcydFzT+5323I7+wIZlArbnMu7CcHe3nT++EhG3y7Z",
-	"2oYHhDLE+dkP3wsNt0i9ae7z/hCFeO+IcMkF4Rllo7d67Uzk+BeXI6Gk7256JwI3GYpZ/xOAnpjQLiJo",
-	"Awa2DhB8+HoXvSd6ZKIDecCUDJZhr+u60hN/OS7lauUb20C+LV5LTBGLt1g+Et9QyRoPhQvOL9dVSQcq",
-	"/OnDssxD0fBcXysjBi+fP08AMdF9zS/4Ac2gPr0QiPDhMGZhzZS8XuiNj28kSD0jwUWo4v3b74kGde2U",
-	"WNT1CnMHudIYk8Zqe6g5odxIfCOnC15KQlxfm6CTwBXuVQwEGyXdKDKMNhbG7yX0rdkbrw7Vp6iVOIyM",
-	"vfs/33FGhFvYGzSzsOVLbJDyIfOMGEm9xMrfvD5/J7aFK1rBtOOOf8P/+PcxfGgD+c40KOStNM1a8Qz1",
-	"uE1Lrjb0sZ6cauoxJF/n43SygP8VxA2xjRUWlgXsLRS9t5LUfZGDhqpzL5GDKGmxyQcPGZy/Tm+p/USA",
-	"wTsRq00/O/p3OPr9HdBzqxym29yuKAyvGEgLq5RyiWrt+GphiR9vi7R8gq0E5C4iaF6nnPPyYozkAlMZ",
-	"7xwkQSD52iKzqpRTBjN9lkKCWPQy04FjL4SeB4ng8RvkGF87QvaafHjLwzxOJwJkzzYt524qTooftA7/",
-	"gdVo2K7+jHp0QHXZoefisAKzsOI7lKsH3kl/V/XObXTyWHL8cYT3JxR2OHxr3jIsEC/8W9a9wTt7C99G",
-	"iW1QqVUpp+Qqull4fd0bmqd8IYgrtWrI/lQ3hFw+f7Qcke1E9WsM8d5+le/2yt1I/F1fe8uhZQ3Yqm0M",
-	"NMYUlHiiXB/M8SvgWUshOMcwmLuyEnLtLsmcIVedq+3KBaU9xdoJc8IBALgWwCKrH1wcYRHXg2q12ORD",
-	"1wneUhom9YKfgFT8xAoGP1757bM9f0dQdlv6dsC0h5ATd+Np1KG7gZTx151+6T3b9Wv8wr/7A8XfW3vl",
-	"xHrVsvDBCs7rD/Ul/hvL5sQgvwylgtOFV4bMXI0o2xTaolzTIfk1qqs0pBDFN0QhbJiTpReeEXWoMUdp",
-	"L+AyQqReL7kCZinXSVIz5PEIktM2hSbxbDYDS9TlQL0anvZmCXgGQLb+BHsEIiFxNNTslC5WipWMxD/p",
-	"EmS3CXlTVHFKFTq+aVX46U8NHlHIDdO60qfRccc05S7Cz1Wi0DNI56+RjK5SShRSlxsMWDsEHKzsjRhg",
-	"7IYf2bhh4L2Nt3BGt46fQt8AzyHcXw7MP3Kpd1wTtaWZ8k/jafLXy9c/nnNabDOpldK32DQEHxX0eiTO",
-	"uocYKnLCxYlMEHmhaqnLXOhaLWHTAIS3dkElMLa+5EHmGeZBL92cYb6TVfKdB5yzG+nEzAvI4V7dJGwF",
-	"dIMe5nraPzO+PZ3AA3xx8qLxPeMagHxiUFcb3Er3Yd8yIx9PRHKkQse9Kpjt1hfwCJ07+3WUb/9Z9kuC",
-	"mNkSXJ/vcGjpCxzMnawRXPP7ViY5KIUukiMyDpFpYP4h5suP1jP8fa6EvTGqcgu9Qgqxls4RrucejQNR",
-	"Uo8Le2NKK4vj3yCg30/CkeQpBU1BHRFFc6mNl+XOrbH6IaT0I2M4YfNDcg+lc1kjMFhQaHc1xh19/uLC",
-	"UL8oQui/6sVACD2cvxAIKFtuhiPxo03r9r2MXyhJrihMQjglFNgroEBzqpxdxJ3Plz/OAKcISCO+++Hs",
-	"Kx4aQqsYudSIF9CSOfAXGB6kPlCq14VRH1a62hDU4hn1gGlFl7Kc2WqJphhenr41Wa8rFYUVXlEp9+kY",
-	"YsX+y4Aje6VMzD57+ewEfqbOMDGp0/7S5tmEbUjLlEpBcb5erWzlb523fo/mnKPlOnONacbOca1eY+30",
-	"XkH5P47/R/PchbSFiTYS+T8OqT/EET51gr6dyMOlKrTEmiWNNyRtN3gCSRuOp+46pwLir85/SurcE755",
-	"IGaCCGCQG3Zaq/oIgWZzTlQxnDKNwDX+OsEtCHPwFXbw6GvtVtZpHEP7YOWyruV04bswhkxyf+X/7eIJ",
-	"6q11OmDIM4+lVhdPACqiv3wzCz3gbJDfds2n0/+XgiSdTa1c55eJisOvTLw0Hk7O0jluHSBIEu07PqPf",
-	"d1c9O3nYkcHhXEjHp3v04EZsTwYLn/WYe9aW++kVgwLhMMYe+gSuKdxgrQ/32J3wwk6zM8l+enny17/s",
-	"xUdt34mrShEwAd8N/bQ+gecz7T2/BsPIBPrVvHR58ZeTkDmccfIPSexdTvwLg4kAk01IiUaArA0aGCtZ",
-	"1YikJXL68fT4OMBqI1PPldqQjuzf69Oikxvl5GV/gdkbniPeIO+r8t6oY4xvPzb5viq/tRU3/NB+Nk7n",
-	"5fb3Vp2lm+EPX8CAuwPssGTYjNdBuh8rDNtyo30UKem9//y9g2iYDEfi/dtXaBWDdQr8uut6ta6d0AZy",
-	"e93CVvVRqa/b5zRiVgcWmga9blQv3UicAVSDKnx7qNcm5w5v7iu1IXeTGMRT7o9eR9rR03CoxxfmSm24",
-	"CriUkAdLPqKm6uks+qian8EE3GtiKHB8yL1AgR6AIykD/QUZaclwgbVxQVXXRpy/yETuXoQBIWVCo4Y7",
-	"GWPMWGd0MKZYAN0LlX0aY3Zh8MM5zR/6E16evKQyZZqsQymDxzE5KkOVGhmPvS5wYQJLb7ZVlffSC0gU",
-	"gnC8FcrHqF747ZTGQS7MhUGsQ9gy2vUIdzHI8SZ3l9pc0h9zeKSzNuEt7nPSqN9X+p5kKbXzvtKPhGaY",
-	"duCz3EzTZ7CCvinJQGI1JmKn1PTy7kh9UNP1ocz/ICHjGwysg8SE/OcmxAnQlEM+DThV9VJRQl1gLw8v",
-	"XuriQw7sFcoU2syHmVByuoj2mn/8qeNsfz8wMYD/bR76wG0NQo9qn6igCzRHeGAqK2B4CbX9/kvNbOYh",
-	"Aps6EvYoJytpqBTJqNNAsxIGQb8Bgg+ETzeqBikTuMDBzrzSqxXUXyEatKHwgQZZOrXgPlDFXDmxUCUI",
-	"YD3FAjfoD6WMDnL6UJ6JGAfwy5GsK5Xo+cXG15TLh6LGEhOvCnLRMn56JnWJzJJzawtyWWD2vXRX7qn4",
-	"da3WnI25NpA6S7NLV9tUmqkqoUyD7i6c30oaJ6dMDiH8GwSYiITy7PwCigNFNSVR/hIUoyVcGMiazKE4",
-	"I48dGDw7OWGOGVCCM8GcPc+yk5OT4Sk6RXi1lnJD1OsLu3bSYLCIPwcbiMPS+Qp4ghBtE5uNucK+WbyD",
-	"GenjLG2mgwQe4aaI2KnF0uOU8lrAtr791IW9RDYQ4kggoXXnh4ap62bcd4xlcAHFTruaAKflpFQj8Q0c",
-	"JMhpZqTL7hz8d9JdfcNfeYshuEPqYJpihDxd7b76SfZN9xfA+M80hMpHMbh2c1SH/cY0HdDNAdArBHKF",
-	"XpYOEHvw3z126PP9NB17+sVgnXji+zqCvx4M1tlY2HN8t6Mnb/x9hBCxGYY1n2VIUDtHRq3tU0uXoXjW",
-	"z2zi767GdGmjl+tlOjnR37TVpzNuaqUqEh/P/H0BQiFp3ytcPT2ATrdXjLpwQgvW36P7rKHaOnR7sU5B",
-	"xIKLunm8/vCKE4KkNgedKEltlai/iuVnYCs6mskpRMffKnSIw21Xe5FMutGW4pFRvQtEWCcbMci3BJa/",
-	"zYOMCP9o6kltOEFpxHrlVFVHiglJlEqiSjsHCO3UKec1GlkKJDiWUC6xquwc6zFOk/sNP0GJ0Y0I8+D5",
-	"ybNhJkpZJy2ReddoDFOIfBOD5/6YIcIUKjL+QiEY4muIyd/IqjgVOeoauT+pOSkbOWYThJ9sFX+C5/xe",
-	"gKvMzxxW5eNTUS+B9fIqKQVpQhI39sZPJ1vskONNuRDQw8Ci7ITz7wx0oZYrW2NEH1gDIcQOI+FyF68/",
-	"wA6YaYNUtr6dJLKehbJ/qvUnexzy9FhtE4Mk5pAOtDE/w5HI0YuRN0YCvQddmguOkg/AlCp/YPKOB2kW",
-	"E8MZsxWkiU35GeYPzJBBIM2FqGG2QKNOtwqqQHaJUG4GvoTY2HiSwAMEf28gkjnln081I8B5C/zgqAZl",
-	"IofETFVcyjqP5JC8I3Frc95I3EV+XPwMdlMVjdnyY+Wd5epK6vmixsbDtoxjX0jIuKSegPGD6Tnxi7F7",
-	"mg0H19os4EtgKQN7y24pIoD+jhNKCIHMqVatjRggOJ/6gJQ6+TCjouiQI8VIzegxufFqOi8TRTTJRqBn",
-	"g0R66lB5u1aVI85S1l6bXO8nf20cKNL4UdAoM9dGIV5HHXQ/R4HYeEDSIUuRL9ZLaS4rda3VDSL3gY5Y",
-	"qKkmPlLkRc1CTCIppoCXj/DlI2gOrSVemRwd5s0zifjsFgAlnEW13j/lRwd9ojmDXNNoelKyjbArYB/y",
-	"TYqFLQuXpfFi/GEIy/1ze8MSHAmLq/RuMcnKkjaaTGooYazjKYCH/F2xBKyRgtK0jKUDmnw9MRq0q90w",
-	"Y1QUP0wAX0Q4raYlbE3WZwCeNo4T/2fiZECQDpYtVCVZJW4IRwEMf53cIOYWGMwsasOXkP51ak2hYww+",
-	"/BMNCnUtyzVMEB8cv3BJfzPxy9pxzAQUa3+3T+3SC67Txhp5qykVJqE+0bAVHxFl3MLeOM6OC30iqkLp",
-	"HFUnQdqUrcRSLW21QUACstPTlnHOQAaPMGUMFe1L9WEK6Q35cBzl1u73GXGG3b+aKlnJBZP7m24zWsoP",
-	"l3wccwR/cRk6CPDTRn2I23TQ6e/xE7nQ84WqhmF+QzuU4JUlF0/sN551kgrhq+OGA6L1NNvy0H3cVjZ5",
-	"Ju7dQePYIdQbrWz8OuelbalJ21d9cj7gRI5RTChZB2GYtPjUBUh1U27IP9PsIGY2BidBcN2oIvHdQLib",
-	"ExvA4WQrNvTpELOAgEHhdtvp4MESAN/9xjVuZ8Ktp4g1QrO2U7txfiq3R7QCz0lyevo/z9kxUUeUVxFM",
-	"70ZuUjnf0uuPIbMzB9FN+SASKC9Abf9L8Mv7YXb1paMbsgQZ2jj4UGdI3/WPiIWSVT1RsoacWS+vqfaP",
-	"HqKAbQlmPyWDwi8xJsCBEz+AIeocxt6MxGvYBtGiTpR/v5Eai0iORntjTsM9rU2hPnTfJBQGJkeoCrd8",
-	"8Gct5LUakvuLeZpIOwa0Law8lrOZmtbNRccIyX+mpyy6xMCOa6kw7Kyk0zsSX8H3XB9dQNbIXvUKZDt5",
-	"FbfXmOu1Q5Trxagj/uOnuWHy3yv5Zsuj9yihoEYfftb14p2cu7M3r3rpXFgM0cGErURizUtEqmgBj8dd",
-	"lov/3n6miWEdQBSfk3XvImqGCmvLAbTT/9MTLMMbpD/RoOUeegd3E4RSML50I3WdyOQkLuUFfNNQYyW6",
-	"M5iNyiMJJ/atbIXMyAorRB698Im53GfIRXLuaBqKK2NvHBYV1N76oXRcFoi1hZtY6BTN6+VI/EwjxlgP",
-	"39pZ03/TvDMDLBmluZ1Glxb8dC0NVKCI0rKqHK5lG/VPWCpIhEf1O6xFwz01gH91qagtN8LaUGb2UFSS",
-	"YKm8QsDVoKQUhtu2wwxDN06IaSDJGgACe0PdX6QWikQKMQBwYbCG7YwvpCxYTKDQkdoXP5gJY6u0Awm7",
-	"ehAxWGWkK68GkCsAPApAmZ50rXFTwnXrez+l287GCdhVnYEc8WEc/dfxDTmLENmgELUdjhJnqKNPg8tU",
-	"A7dAVdEXnJLVdDGmrcX6IPrswGDEgBL/HMlSNE0R4LcP6FkyFODq9+thmIxlDQU6IIVyNNPfsT6W1Ijx",
-	"rkqcSgRJ2txMTSE/bB0AiJU09T/W+LIQavS6Fj3FSSSyzkfiK0SAAfv2w7RcO32tTkV9Y72lyS4EgonB",
-	"0Dac2/bBIPM0arzcRUxlCdotfoL2LTrrWGAEfx4+DOIiqMKugW7RErN50w8ZXcB4lPdp0DxZ6G+baRAX",
-	"TDiV6POpM2LQcD0MG76+QWIi50PuRbfvg6j7wvT4/Q/IirbpZ/O77jQ6M2gJadLxeNE8ohxrOMGyZAOh",
-	"vRkHpXT68o0mbkc23Fgzpjb6HNN3oNhCvw/Sa2HLPoRa22gDWn0krfYrXNPmmPdoiiGLhDaEF643W5do",
-	"OBOk4XbgsfxoU88iqSTjlmnzsGVij5OFSnWeLYcqK2BwfRyuJOJje3Op0iymwwEWKeFJFuTbRox3BEjW",
-	"Jvynv+Kr4ThYsPhSpUhKUwKFOCtLIiTle0JO0WZvZjJESpaOYGVy+Yqp9Zoj5VylRn1bi2DZOdNefqdh",
-	"LVmWDQVEzuekMaFrfLydqUJZIWoGgQ8glAQQJv9XuAJKmPWGZoND6h1PXBZZJwOJ2Sd+jCbEbCKYEXht",
-	"Ns3cmeG4mXT0O3wccw10FZw1hRkMpb5SsANYW/G9vmWijrdO75tRrDtXJU6xdq3cn9uk9nxsKk+jG/4A",
-	"P3zWDjU97295fvdtNoa9WakdjV/CJ3t68Gx/D+4z9+Xb0t7QPr4No1wifT9JPrnQf3cFg2hfT/APLKzq",
-	"xE06I4Z9KSb+AQwfzyNzl9u6TSCWB0msaRjPS2vgL0BTFPJYtSMC/2IkclkUeUgbiUjkvjFK05SGMmIA",
-	"DBR/BuJpiDWSXd5OMU5yfGs5h/+JTg7GJBqLSrl1WYucnICX+E2vuseAEobj4DntoMOQIZIjsU0unJ3V",
-	"R4WKAcqQPJWMZcAmCl0DXi0mDyPYeQjaagtI+7mcbHIO8EBNMQAeWRP7S6Q6+XCMV0zuTyEPC9I6GOTK",
-	"T/oaUA+IiYdv36Rz5A2S9Z5pxCgNz+TNQtZoFoKbgFvHpADIQIBPUrZuAsPuv4D3VW5sfQn1NTlzOcD4",
-	"ZFVJrjvhPGwwqtwpRF69vbWuotNdGvHdu3dv8Jlu9/tZO32065Id7L5lT8UDRxJG4lWtlpj+BN6HCA4S",
-	"NZVxI76I1CO6VsutE0o5Dy6pW8mSxJ4Rwoo4RgnRtRjk//3bxZPSTi+enIr/vngyscXm4kkmLkCY+P/S",
-	"/h9b1+7Fk3/9+1/5kLsPRN+GXILeDJZVqcGcVcug3KKcKXQBGdgoF2rMOw9HLU0bw/0ItiKdSXw8nI0E",
-	"i1gCh8lyJYmy8h/nr3/EUnx3iuWLFWN+uhW4ZDkotfQqP00Tpqw6/pJXr7Gcf5A/y4X6dS1LJ/JnoxOo",
-	"lCwKToiZR4uM+hYFHjgF20cR/6qLMckefMfvDQwxMy5mW5PDplSq+OqaNeptFe9LP+Nv/P8kit59WNPQ",
-	"RnIRu0cypjv6sVsbIHEEpDE8ddnWuXrIpNhPI5ByVlB6AN0De7QQNo/XztsN+01jeK6dmHYQnbJEBU/W",
-	"RL80Emdmk6J++LMZxTUUnyAb6pbXaiVdV4phbfGt7puCO900rad2OYGcj9xbo3B9a0MeWRTQtc2jk5aE",
-	"Nj6Lzjp0sPun0vLCTqPuvZ+83qqLOzfs9jwIvfFHMni3/gvMi0NffVPZYj2tb/fSt5Vd3u6Nd/bg57/U",
-	"ZanNPIVionfv08xJVvU2Zk7jJP05kvsbQ04E0gTXbScxBQocTNRs65Ogd+VyadcGgoCaM1BXuEXxMsff",
-	"MSHIQaTFrZeqiKHWlryYVqrQxELXbvHQemYxIC1gAngsXoFGayRDMQOKCmd9hUws6ja2AurxuG0UQW1B",
-	"oslShmCqR3LaKgPcQWb8SOTK1XoJ1s/UujoX9lpVVVBOue1K1mqcsE1SbqYjS4zmGqsTkveeunYDlytV",
-	"Xfo1wYAyWEQh0ZVbw8pMaHS0K4bRCS1H5hrsrnFK9pEALmHSLgVaMUsY8gzdwq7LQjiFgbT8FVcMTDdH",
-	"/1Sb/DQmA4bAPejAXnX1f9FGPH8pFnYdArgJiVUS/w+cgqnF4B8fb3/TWyXB2vCKfx/Qn469vbxSm8tK",
-	"+aOQ92UlgaTaV+535g/Qr2tFCrZXwPDcqmuoqUgdwtsVi0IXIWd2bWpVxZothFyI3qvWVPe60b744iAn",
-	"1n0lWJF4fxStObla9qIAwxp5Q4ezqkI6AQed/MFt7+/x1n6886yrWwzC217pJfE5s+ouMquidGzcip0X",
-	"cMMeOA5f6bELztfL25oFWOVJYt+SD0tMF9Yp+E3bQgxkiYVvBM5G4XJSu42tUN/WVEc+3GNK+OMA0KMH",
-	"GhKjuzYG2BdTKeGwYmmyCXPgpeGY/xWzW3BGGf8U5yUNpXXSNcBRO6dFu62B8dkeuEN5R4uwHwevluUf",
-	"X/uHKaHBpgKgXwSt68Xx9bPj0Y0qyyNAPTv+5ebKjXgpOsXRG8K9Jo0UmU4BgwlzEhGGs14kIJ1oKADJ",
-	"MwLYOYhRS/RT/qwm4p9qI85VPRLv4Gd0BqPfPYGAyq90kROq1Mi/40Rla1mrU3IpwrMuQnMzdauuiRUW",
-	"W+eMLlsW8Ap6HeNbWLKEYQQGQ2UAviQdE7JDCUy4cgTAPF1QCpmqyUUEPBJp5dlGLBX8GrDmYGCdHLKd",
-	"EugfN1f3Su74D2fNz2ryT7U5V3XfqdpauzuGUnzTs7Ma+yjZ2343tzZ2aed2XfcnKX9joIgZiauaF2q7",
-	"St3/8o+f3zVaB868MxIVEuOBXwLdby4GZ29eiYBMBuUfXIe8UJUajkTupnal/gZIX1RmSbM3FCGpjzqX",
-	"YAg7ZWrGgcxEPi/txL8Pb+CObb0DHI9wh2ICWuez6oPvXKsNyOXFqNWsUm7Bp4erX00BRPM0fVj+cg0Y",
-	"+GRjI1dYXC16BkM4Kd7/SHwFxMJ4iMBzAMYiHHq50ldqw+c+QAG1atQRcghthtZJarAYQ84IhTxDoWQL",
-	"t86p6lpPVRe9MWyoPcbdz9DBMDG19VPVC0Hid0HDLAtn6AnsjSfZE2XWS7/FcbGfZOEHXNEn/zok5aCH",
-	"j6yxfrCkj5AP8Djcw789QXJuf4S99Pl3Q/6c67kRuNo7RAzCq/ZKmFfOrSEMxgdtILfFCJryjUPWRreA",
-	"kFytJ6WK/o2/23fVWoljcb5eAcRmzzZGFLAP2kH29ZQOGuCNh1R+bI7U+cDI1yIq51u4eSAB6yHSO9xU",
-	"1swJ3JvdKc/QMQTOs3klTQ0JNX9jej/MOAMXDDjjprKqNiIHdu6cqzbo0ZE4oyb4T1l6kSIbbsbUtjcL",
-	"G/DIgrTwjUF6Pc7Shi5qKQoFgUqwbOB122ZOKksOyQZ30suTk8DRjEXNBJNGXOvMWg+pH+CuocSO0wAX",
-	"kROX1CXMTZ7RD5fJVspF/ooIp0o71yblnk/BKy6ntlDJF9PHuheBtt0lbLuelWg+MxJvm/cBmFwAp3+0",
-	"duo0mQrObUDtrLHDgx/WK2EY+rUr3JZQMRSReLOob/H9YqvggIG7pPHlkK2A9Q6dK+k3xUQpk655ynRx",
-	"khaDb61Qx4Q3pugypn2M+T5FV+WObuO1hyNsX8+FqgCBFe5MXXPVhYPt59cLJrlS4rWXZeL56IS+iUkl",
-	"YvD226/EX/7ny7+K/+///WL0fOi1bxIfkX6Ta1SUaGBwBwpdYuKB3U4v+3kI0oclSwA2UcuQiXoDDmB8",
-	"66kjXFDwlaeeCZhdoCJwYrKu42Ys5fTKNYhicHlKO81F3kjcQKRV+DTDvv8LFwyrykhU5WMGsfGNYMMh",
-	"WQbAg7zZMDcW1IlzJs5Jcf4aasUK6hM0lPwinzO06f+MMmkc/TCIX9ARYXhOfuf8raqrzdHZrFZVh58Z",
-	"LpV3hOu9UxOJcpPsH02M3cyg77tIj4zb59wrhYFdsLFV+3SZKFZ2Qs6xOsMtw8NJy736zD3UQfj2Hsnv",
-	"7I/qOR7wXa5akgGklZ3c7dBZL+psPbk8BDO6NyTWVAJa8EShOBtI0y2Ahn8ildKrTP9Umx59UhsBifw4",
-	"i0Et3K1j+hus1x3DDLfB1COT5hbGakCpIakOn8Fk8pHYbceOQVZG6NVVZWe6VMdLInaTZpNso7s287p8",
-	"I36I7939MumGNnoODtEhaAiaf0z61H+gWbQ9vt2bN+Fh7Ek6KJSiAEckt2BNnrgtMHMRPXi8z7UZCQge",
-	"kuFRKaQDx6xEeAS/gRnWUeGHDw6AVO5vTCA+TtnGvcJWx5ch4gLqWPom/5GBCOE3u1LUxRs1IX2AdzIq",
-	"WoDzhuBEFOuAq9afJVHbOdoKwcQLXQqjBk1pJL60/onNSjlwNPLPT11yneO5Ib0zGX8LrwpPO2C3UdEx",
-	"wukRfS3oat8jLXvQ9q1RR8RlV6B2DihmrUnGZyPi+/98TiF8hl0Lk4oVUM/gZzEAzD9Gxof6IW/Q4eZA",
-	"wgEs1DZTig5p59a47AFqvpFJCwRHqMEH9EbO0bUGsqcTa8PfZcHmANgp7TDJuxADtD1xBYeJvSFTZpZ9",
-	"hmSHpUGpBmRm0K5As5Qhg7BKXm4cbqiPM9n7FFlY7jcAGBeiZJI1W5xULJkHwY97NOEfwxMQwLhBBoAA",
-	"+N/h0Pz///f/45Xy53+BAfp/5lhZrh0hG576g1hKbcR37374Hm4hGrii5MjkTDCHsn/bL3S4DJ46Iszs",
-	"Iyz0su17xIe/D7USG/nP1SsDuVkF0lcRzHmYWhd8ImyBUs1+qoXuvlq+lEUY/59e90P+k5YcBqnRvHS6",
-	"r9KFkmW9OMa0M1XsUAUjzC1jVPlVXK8QQI+K3SoFOytLC38ApmpdUcdm5H7AhvEoZQHaV7taT0MUoCB+",
-	"Hy+wjZpi9oG1ZfDvBDRgLIKYXs0rIJwBByTgSQCVYCOFC+ocMIcPeV+xJxusry/UvJIFo7YCjWosQ83X",
-	"hh/m4AUi91pTA6O98UrntFK1y8TCupqqQWyVjgDtTio9OSQk9zUtznfQ9n0qn82W9sW+yQfse0/TghB4",
-	"OIOju+b//N2dC6t212FE7hFvZtwOKS/IxtVq2Txqpb5WRrn+MvZ3wB7Bvl1KsgRjCzJfOZXFKy/ASoJO",
-	"48ASKYigdqKY2NlYUaiVMoUyU01ONhkPl13X/poNHqolIQzNwLPkr2KNaERQARU7ZiHMJas67eP2eUsx",
-	"RqD3mEYaGIr5t3i2wvGulHQWrUt0lh4exv6eZ/leoeGxjQPYghvLd+cn43d0BKxt2kGgHcUNdMeHhDuH",
-	"e3LP4aiULPStTke8dICAHWF2Kjmb6elp8xLhXUlJv3U4Jv4G87ro4DljU8ZM7qWec9Eu3DFAj+oVeKDm",
-	"AnYT8PWHotxd2x/c8z3b39j6En8fIzA5jEo5ipNgYKnQ17pYy5I1UPG+73RKATxFE1lKMw1KPK8xp7zT",
-	"zB1+rN6G9blXYipqZN9+5oWHPSCLTcBHow1w5wftoJ6d1YANg/hWsFCEIjZO55wT1yEu0u7zHR6/0OXd",
-	"5+/62bE3r+RK787QSl2CfkorGfky8+PrZ7k/Ce5ImuLoFzsBqj9VzeQUnr5WiNJuxeuVMmdvXokXo5OM",
-	"i0rh7GBrkxREDkNDgMTlu+lu5HyuKujmLS6En55Bmyv9NZEMf+wObi26SccUmIxHESqDqBZ7tnLXyzyv",
-	"x9fP4jze9f44uOEdOyddknvYOdKJm0rXNRBOiXNsDOIAocPa0BY6fDvQd+5pO3R28+Dd0DnGh9gNBzfc",
-	"uRsO8PWCIwbDieuqfHL65BhyeelbW3vGAlwhxgvAuUWaNsgyRwjI2E3J4Dac/ITd2oZoedeblCUGOfuW",
-	"84wiFkcxPWaYbXvBssTqdkFrCInzFLNIugW2d0enlJGmjgBDytl1NVVUooaJXh/ktC43W0yjycfTP7uO",
-	"Vsj5Bh5vGjIljjhyjTddiews1hUUyrukqbXz67jdxPfWzInTNY3xzWwF7krX2fg4cdFrB9D9Bnyw6cSt",
-	"9NGV2nS1eX72w/eUJQKe/CNr/Mxf68I3uGpVEqd7xNmOz30FdYMYuHcZ61CZmOiyBJ055PqDB6RZBhq+",
-	"zfnQHVMkzXztX1raQpVOyGupS1bGZ6W9iRtJzkls0EfxjY5v/oQ+GYW+Dyh2LNRMGyJiWMpCRRoT8KwX",
-	"88Z6Qrtdcyv9UlKiiUw47RqkJAOE10UsmwWU5GBbw1YTR9dadbbzHjZHhCZlFg9bcfI0tdn+YHL+Oj77",
-	"dt3V38bOXqnqKCF+bMxKgkS3g/fMznj3EauKIZ6LFA4mkN1Qxi/B1iKBUUooM2rCYh3t7MM7gJqiyQ7Y",
-	"eoGugdFv4FTZWd3+NsjdjlnDuU9Ib1bIepUirWEmu/Tz5630X9YFpnMQLDKCfCYNpnwwPWIZdUQHqynL",
-	"uJXhGKD0LXSlpjX+BeQsOkPWhbaInsSfTEWHf7hrb6OvDoRTUrLqMqHMtNpgYLjGbF4IEFP2HdFQxgYS",
-	"SdczsuTzYiprWdp5OORp02ICDkwSBLgCSUPpox0tfcOoiuf/9X0wfF2EJ8LgOGTWpFLw1/IoPNzx1VcG",
-	"O8WJPZiDFL6rVIEfT8+NfxJJfzo+yDoX3t9sn/uL0mXiq/OfxHrlrdfMix3YiHjPI/du0gpf/d1b2Nly",
-	"zT7nhMkX7tJe6vF0EMzq++9//ft/BQAA//8=",
+	"h0TawkyigViHoGU7YML/f/b+fbmN5MoXhV8lg58jBHgXwYuonm4yJvZm69LWWGrJJGXNjKGNSqCSQDYL",
+	"mejKKlJwW1/M08x5j/Mo8yQncq2VWVk3oEDd3Hb/YbdIVlXeV67r74fXi/OAzbRS4CvpJSp6BGMeuLQr",
+	"VdZFhESWR3Zsx5WhRexjOWQ6kbqr26N+oMrhbDlJW7TL8sEtSmb45H00zH9i1TKcuo/UL8Plup+a2Tep",
+	"qyMNKRQBUF6GL7HBm6vHO3B9fwrZ90UF3Wjvi0usrg8HneuvKW2Ntyx5IkrmYuJ7GWwPt7goy3YFpl+S",
+	"V01j6cjzKjfHA6+/ZcGtWLJ0+wd76acffUv0wAzvcbIqwa+djtanQQX/mLunRCtssWBDbrNTj3gXeXg5",
+	"+y9SrdE/Zq8IK0zL10xQHVTKgrECR6KgHVZfgl8aCEC/NDX5ngkCARxj4yrb7K3f4h9/V2Uc8qSmv3zY",
+	"gW3I9u6tmP5RrHeLHcBdD3DWgCk9uHj2mP3Lo6N/GY7YWyhSXgo7c4g040j3E7ESmMvN4pt8HZ+y2IUQ",
+	"BNoVF5fn9nsmYvEsu40jFr+nB9b4gEhT24fZ/qzIbgEWp81bmLbQ+F3KueJ5kQnG07nOZL5Y1iCZLi6P",
+	"H32DsLJP4Z+j9rvotvnxp9QtBt2qfff1fufHWna9nQLxHncRG1gT45uTIkvbBeZNm9T/o1iDCAaNQiSV",
+	"wpP4RiaxAy9C3lZ9I9rl0E0bFL39OGap1+bunGbucftIVftIlzop0sJsHWhhNnhijZxX3LBGzluNrffd",
+	"C0f76T2baZ0lUvFcbO3Teuvn1v0/V5PEN0DkfuMyd61lmc47BSie4EuRtzllQBa+FVNml+5S5MFhdeG5",
+	"8iRTec+tyOT1GrxWxuAWaTln9vneiVKBpGkjhqkM3n63bazWOrni5qak0O7WT6sRrQ6/XZkQVSUgj5gS",
+	"dxCzkJnJK147h6iKp6u/cVPp91uZL6743LQSITZYCasDaZ8YRDPudgdfVFBsq6DOzZUVDv69rn2siTFN",
+	"w8YAJl3C1K5FXYEqW96KXnoUhUFaQM3BoZgJnkBhHQaL1mVU2Y5ptBujrO1UXOZfuKHMrPqgDGT+EqRo",
+	"mOMf+3FWAz4pksz6v7bKHat7mZwvVy2bUJaFYrAWVlF8o+R71gbXLlX+zcneVrvPx23Lhss5bt0+6fLT",
+	"AVqn6bKbDHw7EHCA1FvFx20iXIC1ZB90+M+UAb7UibCavscUtNef4InPS3alXkCbmO8IrdsTDnbJ309Q",
+	"cLYQG6xWImNTXRC/LjzmTATchdu9CjDK7tJDbu3HazkvMpHgjJz1qXqDJ6nxTfnRGOqfoHTrvHaIuqIc",
+	"Fk4qluvi1K94ZgDOAv7sUtVkmB31wLD4J6NVTMjX/qTCXeUr2h1JWR5gJbjMJvY8JzqZa6v4qHRtN4VM",
+	"7HIakV5b6yK24juufRRcPVQL9P+LrYl7LVNhDY83Fy8iD9qMAwUDe4iZ54g96OWMg0oGpONW8NVVpper",
+	"fEMOKZ3g5lYf/d2hmXPYzUj3EzSwA8j5GWGj+L5BLXhY5h4TBmrVf3rYI7cffRAtJgL83s1zxMK0F9wW",
+	"1xmA76Kwhn3128xXZr5594kl0LMXWcv1fmmtB5C55VNnzEpbkASAhJLYuwXTXuSsg7zEF+VuhPGt8+Hg",
+	"eeu4D/sBVqTpMh6x1/AlwzhLuZoX9ozCuWxg2aLYAoxSyLwDDhhY3Yo4jQIiAz5bYN2YdOWJmCBaGPK0",
+	"02ZMillur959eHigFXq9ZD7EBiBRCNDuEawAESl8HA/764J8+/B7CSjs9lq/TqUSp1SwZe0+EO4SUwcN",
+	"Yr7TVb8uOZNxgh8YNoYo3ylutPEes2cEtWzKQ4abKhFq5kcE+PPQgr0kuxEfKprLRsyGC+APQ9eZQ2p1",
+	"i1BZJIJvdUtQQjMQlkMDmyG86R/ZQ9C4G2tqkB9ttRhkCwZ1wnPRyDxsz64PkUjbs0ZdRAL/8hfXDOrq",
+	"gIXkwFu3MQnSc41my3hDMN53G+69vac4v0QDYL8asSqcRcTsmDG7DmBmYbdI4x47Haux+uUXNoKFBQxa",
+	"J+v3/kMXRCZHQBYjdo5aRFnte+c8+omeFXaXQm3pGUsFwtchEXvdzrFqghWkAtWTzHZxrYss3NZTkd8J",
+	"odghPAIxo4pkPNwIFvuoDhb7sA064Zty16Tp8jewjK8JllG1qH4DyfgMIBlw9wa2uN3z/SAx6Hq/Wq/E",
+	"C/vSRwG/vtBIa3SZi1V7TNzkYoUWWUrPAkyVR5nXGeNe4kSlmIFjkZVxDakS8X60JXCxKTz8SSIGL1E7",
+	"/p5wxuv6EfjYebpfakJOm/Z6AbKHZgSepDB1uMVbgIVQHY47soVA0G/JWtucxktfqmylpq+k4/KjLeK6",
+	"2rY/aL4uAe69PZh6l2l7q7lBjVhspyh2AGOQfnTGYm6MNDlXuf/LXCiRyRklX8O1dsbitzq7AXPzdcqV",
+	"Elk8VneZzJH5e7XgRrB4lXIVh8+elx8HPkwsO7MKpAnsV/8+PGM/AEnijLLEbVOJ5HOljTCNfG9zxuLL",
+	"YiWyW2l0FrNMF7ZT7mr0WeSGVLKVznJDDRLjKwbu3DIBQAVWA0PX96K95njCX9KE7EV71W7vRXtlx1pd",
+	"eC+pWqHb3xzW4DTQwlIu1T7s1eBPVibcteUQUODfKuzbIwW+3dbNJ42Ram6lHVxHpp2P/wqqg9Gf5gGD",
+	"S7kXJPjPACEVvC3SGiUt9PwBG31dEhJIIzBEwEXvTRNMCo1YbIdQXt5IoEG6QbzE0cRB1yru903hy2Zx",
+	"0Tafe7u4f2kNpefqWretc4v5R7RSxFGXkfOn5m0nP+UETLNNZdyBS8+9RJ4J+HbgEtpa/uzuoi7aR/dn",
+	"N/t1p6qpJaeKwo5p/06Y/CQelsCwJahHZa06pHSZ5QXtbUiuwCl2ZEjgmKWrpOQEA1eJ1RNQcahum87s",
+	"k61560DkScowdOPjR5uJefda0B87V2Jr85t0zgv4+NYTESxH2dtwF4XzF9W3dOdJ2hCxAliNWy5BWawd",
+	"rbb6hW1nB2YD0IDwE/H2M4IP9g5xlrKh12xiJVbX9LwKQh31rMzuvMswQNIySfeCoKh8s/dkhP3flM35",
+	"iQAuKp38HEAX1VnYIZuydSLaynUqwa0BctUMW6NoO6M59MVlMBPEla8USLTl/zwr69IbcTlpzUP4DncQ",
+	"/ipgJAjrfe50dtNeJuFzzTZmwVXjgdxUUuH655d2VFe3ZceRBKwkyYV9bdsBr+1utLZ9kNxfN0ZS73fM",
+	"BHPGF+LUqtRH3bHwRCthaJBn3lz0NLAlnj/Y8TdCrNCxCe7XNuLpDW6hH8VdRWUNQPExTgCJEcRSOEsF",
+	"z0zTtdLTO7S5usj2BG57s9B3JYVoizPq+NGjuidnO9CVyHOp5qZ/5qldz0v3VjPt1HbXffQMQy4UECKQ",
+	"Mmkgg9w9g7S0SJ04iH/5ELNMGJF7GjE6jaZf5XyZ/rDDYAizoH0oxMIXJxm/zjHVC7KGzEJYOxADTnnG",
+	"wSWHQoDi5r0yQG6lkVOZyryXj+zP5dOtwOP+wIGbh89NZ1VNzudtShefMw3OWQxTIL1kYne/zpBxFXxt",
+	"MF4s5u2tb3X17Xkuli0ockup3I9bbZa52Sx+2lpszMj9gH/8bPVJg7ri81f+eUijnpNOshtC27wKfPHR",
+	"7OjVhOMRe2Z3OU+S2Nlvua6QIud8zgY1jP4iTYf0ZiaWQOEhrXWWokFPb8EnxHs+y0G2S8PcSM4aAhw/",
+	"g+8G+WpzE3I7CJn5T4z2qn4+oKe74HfkidrB12en2HnPquiBPVYnSI3/mBKncmd1QWCE2BfzvaDXPQ9D",
+	"dwbhvMOPQaH8VZksBtZF5NJWDLpuE0zjua9YsG04qfDJTr7/aKu9pYt8pjEaA/ItlINNzeEriIp+aDz1",
+	"N0M4nnkHjM58Q06aO7agYwFUU5IAzAeRLcNtjkcWIZqWJZaUThNBmCGgLnP6s0/PJjISF3exik2sdD6B",
+	"yHd8r7KlTy8a0eeOX/TJeG56IV/BgBO/JjQ2i4XNB99nMX5qCYDJEv1tasqu+FTmdD+D1zXa296mYW0y",
+	"tbca0a7Rz2E/+wHtYDrXx9Ticp1KPAuu75/GXq7ZRFsPnDC5XEIrM23yyUpkk0K1Fak+dQ8y+6CTs/ZZ",
+	"SPy9fBKmURfqRhH7WDPpqaNPZb5IXyD8nthhW22Ofha7S1X65MZ6tXqwWUBCy9HfxIc3KlgFuxn9mb6W",
+	"qQj37n1w66O6VhK6PO7ng9vg2GoZSXtBpWP0hFgu5qWxXM8RNMNHdcJPj2hSKuWaXUoIZOaCm30m2MAt",
+	"wbBSoRmU2rqAIGYNTfhetGeu85X9y5LLdEJf8pTUk6l94ud0EqA4gOareDqp/d4u4sRBOPgP8MkslUJB",
+	"TkYm8taY4Z8KUQirerRlbOQ890kvUz67mWeQDQ4QPT/bF9lAvIcIaMSmRXpTsUchmAkxqoiYwyMH7mju",
+	"hFiZYYQZdAhSAkYEBAbMiD1GriIg8CmwRk9fY5MJ+0lPMX+UzxZg84sQB9R2B/IyedLiR/K++uZo/81+",
+	"FlWlXEOeK4TGkKcLNB4OI0d9uVHusNlJn0gz41kiko52MXEXY9ErkS25PSPp2vPW34gV5rFIZVbCG/M7",
+	"9gLVvImfhAmfi+6EnfMyd5P0wzLS8ZOe2iWgd8P7QGn8o3FT15EOG3R06y0BeUkbVi2cPVg0maZs6tn+",
+	"7zFTWaGUPSHt7U2F3RKwGRKmFcvkfJEzpe8iBrlfa7eV79GyFYtJkXbulHBDoknt34B0qZ2brMO++RNS",
+	"zkLYq3A1wn3ddr1cQELeDiVfmXuhq+YLWcu6QAQSeSuTgqeO3GwQOxkZRyxeSoczgZX9/aDToWTqsf3e",
+	"E5FzmbYCWRX44UkbrN0f9B1LtZqDiHOsa1rf+KsILPKlTFPZVk7VemIaJ8RVdm0A8kXvJ3SArbgxlQqP",
+	"MKjx5ercQNrGXd2rlLZZYxMfD+9S+I3Vhtxf/75K25bemeXWp1ruFu6bjvNjtD2B7YlsVy7j5YFh4JvG",
+	"HFh8ZcdcNf/eJ8hW89+qrxX+9pNkrFFGQJsOn0GaGmRe+OI6qqAUhlmJcMpiUVCtvs8UoVIruxOeQpoI",
+	"h52gVcTieaqnPK2/AdfOkq99fSY4HrhaQz5NOHZR7EV7+JHWHYr0hS4FrAvH9IIohTjUMWgo3aJXznzJ",
+	"ry/fYm+JpMdOexykR2XiVhrPzEFA3WHusmEyHytgLAIGU2yspPIwgMTm0jlkHnybcrR4XvJUW8upBJtV",
+	"dnfBFqPDMVZb+oPpdLtBreJnJm52avuw8rfW9QAPTtmF3eHD/ThqWCqRY6fG6bKmsynz66jC86619O7T",
+	"A75GdCY7Eu1rKwhQYQ+PqzhoZ7vsq9kMcAbm6RpKHaUZK4pWQFzRpcsGdPK49oFn/uHx4a6++XYc2+Ya",
+	"t0sZI1TyHLibOsNzYL61eFHA5vF4fkj/ZK2IkhQfxolmKsiRJVd8XtXg8OO10PHJtjHjW9tH1BVV6BgS",
+	"XDhIpkoV+uoGnCRU7Yk+VlxSF/uGZdz7iHp6x2RcSeSDAWBGhW27Hc7DFAANsY3dwEVH7EAWXCXOisBY",
+	"lkzJ7jyzks6X3AIHr3/CvpqIVN6KrF2tqmsI1LNQRdi4Zjq9Rahr0x/kmuQ2lK45qjkn9fzyeGjr5N64",
+	"1oRSjZjVpiZrwz/9veNY0zy/yWTnWS8y2ebgJdcLe3Px3EdMucG6QIi3QUEmVNyZ2k6mV08PDsiVcoA+",
+	"jNHM3DYLWE++3U342f5uG2qXELDqX6p5MimyDlngngBBcMYKAwfWI5UV+UKoXFI5CeL5tGe1EinCZq8s",
+	"SBuT6xWmZFllZ/D88hX79pvDo4jtBtbnGpRqe8FSSc4OPfAEDg+/OTwkv5ASd+maSWMKgZOxY9yhMtWV",
+	"6WjtauuKar0hBvFc4bzAPTy1q+MqpRyvtssBN77Kh/tKNrRe0EACr1yLkFjJbab0+Uq6vNON6VyvFJTN",
+	"5VCTWCtFCHrdDv4c9n1bh56ED7+Q6saUpnQ/v4B/qfMyO2fzTIgcw1Q8Z8500JUSTt6Js7e9GpGmIwrg",
+	"jys1xnvu17uZ5uj6QePc5W94QwdrxKE+WxpXXsrdPgEj/gzS3VucOnT18Lzay9LX1My7QiKXZi//jH9w",
+	"M3H++jmGs2OprvXI87+4Alw328OaCD4aHY4Oa5MGv9ta10JRGNfBOqqgdwRUt6XfYxEcm82wNxeFcnYh",
+	"3Uod5TH+6i/tNXRjuwxE1NUxJICQIQZRFBzVhSwVb8bttjUd6RQb8UGx1R7wMx0wwW2TcHn56olecqla",
+	"c5IxusASeIKZYrawl29Mizma6WXMBkoj/omImNIs/j9xVHKl5HeapXwq0gau8/Gjh5UL92G0t+J5LjLb",
+	"9P/9y/n+f/L9vx7uf/duUP57/90vh9E3Rx+Cvw7/92A8Hu3w+PB//a7tJPh5+LPI5DXdrK1XpgeGr2Qf",
+	"LzhCiyLpsL5TBqo67RdH7Erj34CymPImGWdPfrxkV/9+5QJodssnLM7f5xP8DWQ1xFSYBUlpViCED8Av",
+	"44j43Xiasvj1q8srdsBX8sAYfeCLMg5+kcmHA+yQOfgF//HhAJHe4hF7465iKrjGFacaPbvCcq72YSwg",
+	"d6DD0rBU6xuRsGKFMINA2WsHztdnxPCVLzIhWMJlunY+Wix/1XeBoyMKWwVcMeiZdPiFVBNoNxUgMGtI",
+	"bLZT7dNQUWEw5BE2Yc50BtzBJmijJQ+64xRc+XfAm4zoJDNu2m/J2uJtvl+CtbdGBQ4kYvHEA3HMFtaE",
+	"VXNBUC/YEQJ72daB23Zc1adWi6bt1OhIcNftY2P7t8GB+FfsBsBdUC9Q9iG2iDQs4yrRy8iVqEIq3C4L",
+	"g/6sRAJNiS8O9dt41HGLwVbpMEdhT9bm+87ZEGfhxoPtT3ueNrzTJ0rY4FJppW/Zoz+1vaQCRUTL6dz1",
+	"7bEBN4bNijr10/bevVCh9/eIFPflOWtoz3Aogimu9rS54Vt2YMe180Lrm2LVrVg7Ucsb1xAQgMNyZbqY",
+	"L5id9FTgiul7HW13EJBClhwxfc67MXoilJ3QZJMzhCvnnPIbfxGsYbC2Z8Rq7niaacjoMIT9aZW/5oib",
+	"O8p2zbXWqVf47uQo4u2QrVQO485xMEioPQcgwNH9N1M4ac1+dmyXnnVUtakpB4jewmpKSsPUyvNMTotc",
+	"TJZ8taIo9W7uaf8JRp8IZxIkYs5VwrMkeBLLnHlW0hZszba6V1YbzP8klOdtCc53SmRmIVd26vS1nTdI",
+	"B9HXLCb1If6YTOd2Rast9IuNdZDlhBKhdqXMUi6X9dMblYdNZ1ZCnmFlVflbJQzKfi/6B0YIN+jqtNXC",
+	"3Fvre+9VWedvIBJzlUFiPcJq1R1rxry+dhfTm4sX6GJ1Ob32VAtMSL7O9LK+af1z9uYhIWnYv7980RPf",
+	"lfryfplOFtwsWjzT4j27/MP5/vGjb7z1jd5u33QJkWKvZJGmjIxDw/iKZzn1mfBuSrg6GFevfrawEbek",
+	"pzUxSFFiO/HZulxgPMOh1YA8GnzEMS7DdkSnl3/NGv+pVDcIP8rVuvJmZG/92QJNcGuiozsBZYO5V+r4",
+	"1kujzIgvx8bZmzfPn1AZ4BA1qtjaG+AgiDuMkbgH+8E9SAzqI+hmNOi4aFySIhIytYLciDt2ef7yBVF1",
+	"5Ws/FyP2g73knaOayl7j8DASgmN4JuJPfhP9QVMPuTH2Oa3K68bYm4lAEzIqOz1F8G97BcUQLQGqX3t8",
+	"Jg6ZI+XuBxxAplP7e4cemYnGhVYFiPhljHGY8d4pG+8VmTrVMjk9HH03On54cjw6+u748PDh4eHoyP5v",
+	"9HC89yEeYqQduTloHvrdoVh1LO7oaM5Fzmx/WcxXqwmg6/S6ZTuvoKfV66evGKh5x0I3yohdoryr6pyI",
+	"AEkupcAo3nQ1nTFeXmukQE6Ftb7AcWU3ZakVqXS9+9W9U6EipFL/XAj6M9WWbb6fFnm+MszeUjVh88Dg",
+	"vnavR/7a4jk5H8BRcJ0J8AmABVaVhJmsh36+fbhzwXB4fDdr1vUel+CCCD1cc4sdHRKU6vYqHx/WI3Vi",
+	"z/BlutcA6M50rmc6rc8k6T+xfQm0elOsVjojviHPpWA/+a6fZm+2SdTNNTd20jqUd28O+cTzzXp8eAf0",
+	"L6HpMjI2ldLsEImqdsp9Y8uUvVklrZfQYwTEAq2ga9bKWlLCFgCXGWa2doABfOS186O4axpAKKsaF6sr",
+	"eKvWt8Ib22VztcLVPTv6kf7xlyVf/QX36rsA5u5dpfZVLu12h+Astydvby7zRTG10vhA85Xcn+lEzIU6",
+	"8F350L90dqPxYi8mx8ENDjAwsipXyleRyTUrpWmWYIh4k11yxuy3ILPE3scyv491YrdR4waoCNEzh6Zg",
+	"GmYCGSW7yfsd5fuPTgFsCPWgY7z865uLF11ivilYm+Lg5/QJJVtvIwlF5DhrvtAHW4FmHLzItT1/5Tsw",
+	"24N4pU0+z4Q5PTj4n//673joqtXzjNOr5owMVJFHJbO0h62zz4+VzNGVK3ME/VcOOh18BgttEHoZikrI",
+	"KYxiijLYSmYAe58jqW6JLe2hvMbKfiqC70QsmSLpsFXFIkh2vgOntjHpUieCDRIJmRQRolNEbAWMAJGD",
+	"vSMvwXp/xv0/7SydjRXCEgMvjv2UoYTqkF0JwYYfGDazSwIamYBcDZ1Ju0TDyE3SxMGvcpWMFeBLoPoG",
+	"GvYZWnrg/fQjZQM7HGQf8IFpY9IbsYb/2jbhH5nWuf/BT8FY0dpFMPc8SbKI/c9//fcwYhxXwyHIcGb0",
+	"7EbkzIpF4EyjEmV4zEeo2cnxsV1UyIzNIS40ViG1BhPqVmZaga5jV9H23bDB6x9+z255Ju06mIj9/w9G",
+	"q7ntph8WPhi5eGowmWZoNfyxQjsX4Jyhcicfsadqlq1XOSqCmaDd5R5E5s5GzuPJ4XffbNO0oj1Az3yl",
+	"0nUp3V19WLtLmf4KW347OE1D9thpbv8yrJMDhn3+2mcMOmexaxiX4R5Nu+3SBQo4l8qfqjMm+sx5Xe4d",
+	"n/SZYXc1Nztx9fi1FxqOEtBOQCLnspECNt57dPLweLwXEx/vN48ePXyEoFpBrPlw/7t3vxxFjz78roN7",
+	"LOvGIcQ5camYO013TT+EZaeRB60GixJsvHeb74nNPL6/OgbdsCZzC/NwJubS5CID24/e6K9MlTN4j0L6",
+	"KqFvW0c+roS+Ogs71NG3DavFrRX0+PJPL3yvoyBMb/zptxIoUB1wT2+rvu+Kajq5hegZvhc70gTvKJWb",
+	"cpebSQ8Nysclm+MPUIIGHnINIrIVmThsV4p3lvujXYiA3fiBpMh5jgGmi+omZOIg+uJwp8U1Vty/V/Lg",
+	"bhGtKOWiij4YsRiTGZykxXyG/4O/tDOOvzjFX1ixjL84oFQMmp9NyRjbb7H7MwDjOfloCmC8aTqjHbAm",
+	"dwsdHsvwyIaBIl5mvc4A2JQl7XzTW11bu1y5n5DSmO7bzos4gAVolxXlZG4Rw1di4/3Mc6Fm6801r651",
+	"e4lSScXPBaDwaX3TKHytB/QcTQSWdo92LRvvTMqNHwcysZjNhEhEMgLAwDtij6w2XYsS+OulluKOD3cc",
+	"fVR3J53JrFdoukFCa4ueTNAGUBabbZ2n7SG0rtqYMHcwuDogmnL59MXTx1fsKA5m7T7FLh377k92Z3wq",
+	"jkdmrwfaa61Ej25+NwQQKTJWT6N8YCqqBwTxW3A5KiCyOitd6mA5jth55SugqpS4IY7XERDOOskf+RoS",
+	"bQZ0afBcZxElkEx4spQqQnKONYxEzTzIO+JueJDAaqS3L3Nkpu9Mxbd/BM6iWtGqvjNep2COx2UAwBb0",
+	"Q4W0ZSZkigHa6yKDnWibgZhZkvlUglDfP+yj8oebqpZEjrFBJLp0eXQpn4mFThOAlHKImlUcf7UmnJxt",
+	"Z+2XlmL+7dTt71pUetjO7ZaF3UqAhYL+PbsrwkGwwe+OIva7Y/Cm2D3xv4noHOzSqsAZgnXqiOlRKXTg",
+	"uVrNrNj3EY2Gs3A3azI8g254m4RDP8I7f/LjEbsolKlEuisTZRU6KEbW195/VPJyIv2D4WvAwNVDO1Hd",
+	"IqHDMDFs8Bp9lfa3K4pzRSwTHCKCoX/68vLiGZsXPEuGQG2kKvU4zjUVTFrAyQMaM1HxbBNHp4S2ELw7",
+	"K7IM6gahhGu6Ri4++AGdlVK1DVrfqcAE44jhbH+Z6RRf4uAB20eA6BKKtnTkYYVfplN7z0757CYgAwzo",
+	"PTacz4CCi4i0AsdlVbqUK++ppR4eMmMHTFKMjA7Y9SAp7aWbDa24Dl5egC+JJ4YN8FKM2NvnV3+I2J/P",
+	"X7x5ehmxyz+8ehuxq/PvXzwdVpj7rDSLvOhzYpRtk4dsAOcLhWHZ22GEeW9W5iNvyXTNZjotlgotioEq",
+	"liKTM2wBuQQNHWcTwSxAlurFs8fs4cOH3w1Dt67rN2jytmGZM359DaWkIwaSPeXZHEluFTt+9A374/eO",
+	"lBBEdljffQ25v8hyHFEdwXQNH54UmWQDqha1rcAOCIoEsEjygJ4YEokddInIeAHk264SwNMgKSRlYdCi",
+	"gRMcsvKJaYjyVafWqhTLlc5BdHKFlbBlhpf7QFUyeIcDNNjN/thUbDZSQP6HsEIk4esHdvvDkQYBjhGG",
+	"W6EKOJ7IbhEQP0IOwYSeaNA/VpSdvePkX8TJ9Ijvfzd7eL1/Ir5N9vk300f7h9dH4jh5ODuZPuJ74R0P",
+	"XrXwi3/Zs32zsprupD3SDbFfERJ4Dn4/ZOeXNIKImWI5AHcQ/NYN5tnFq5dukG//8PTiKeF4s39lvzti",
+	"5z8+YaVlxNCO/VcnriZAtbjP2p+bVR/74eLVm9fs+/+gPrJXF0+eXuDP2JMnTy8ft1LZHR0HMTB3ufzG",
+	"Xfg1uQtbzIXfCAw/A4FhoEuFCTf+EPQjMwz1t6v1SrifP5LWECGTu1j+EOifKiLnEIJSOpczIicnrXcG",
+	"UCd5JviSylNKEIU7nd3UMgTH1l6QCaeKXjFWDlJhvDccMeyRgzIhBENgaLf3YBuUTScq0znqHsisV8Jh",
+	"dHGzYY+hypV83G3Fvu0lyks+W0glykZUWF+ci1UtYGWlxo1U8zhi8YynVj+Z5FpDPuatnx4kYECbNT4b",
+	"K4yUGjRt+WwmVnmF3BtnZ4eMsjagCLw7qpsVq3A/BerU1dWLy4CEo9aFItdLnssZS0Qq3AJxEOcVAWm1",
+	"lABOE9AwI0YF0FSeTyWKS6mKXFil5Trfh89aC4AuyBh/kcRDz6XuSnlp7bAgl5RVMjdc/RB9JNVqDvW+",
+	"GpW48oEySkQikW51yr4nihBq8QEh5aLj0iWL16UbGJMjdu44WUhnRfqX4AaxspRiw/XTgglJyQTqNrcL",
+	"ayzvxDhC7N+O0QFhd0sq7PSVTYOjAeeVZHTY9VBz++bw5NvdxS766O7VfXIv3q+397ol2hJ9rAwHKJru",
+	"OnSvPyM+v7lBQ5B8qbAp/RhamAbt25NO5y0oUncgnjPdIenwE903HHbwRnoKTzRFSgWpIu6u8BKHQce9",
+	"vKutpAMt3ShL75WvkqAZK325u5dHFPO5tSKSybV8vxk2kB4F57XO2LV875RQnKIqDmAPTH9zUxl3R/N/",
+	"FZnet/ZI4jWpQD8N8Vx7Ov1DvSZE729Xbh44HbUERwgB57bGa0Iw/+pufdd1YNycPE65XHamxnWiK7xS",
+	"6dpNFfi3Axng4C1gGAMelBz1c+VCuXpVFJE/95uGNxeVd7dY8GYFB3gheJZPBc+tOM8FZtbRyYKUuhQ+",
+	"UNFfH35TEUuP2hYVILh6TEsekMTG8FJAxIq+AomLf2avTxhnTNFlfiOM+wCZ9lqJEXtFVxg+gDctfLqe",
+	"oeMBHCaj0/13vxxFx4eH7dk6fgOZ/mOyBkXpfTS+fqVqqlVL/nY0v/rTOkV7CIW92diEGkcPlQwJjDNr",
+	"6Scul5KG+cAA36ULcsZVqLWpJEsTttvOVmXt7FK/tx5UkPZtt88a6qQbEbc60XI/cLsWeCP7ySLrAG7I",
+	"+ExY1bEVrH12w+AB0LtAsSaea6uTguvP620lkPk99e0/2kXR1663dQMBb0yoyJJLmU/EewwXWsWL/fQz",
+	"WmR8SUi/6OYWPEmlEhFbiqXO1nYUiP23D6le4ACOgmvS4UXCORhGLF7k+Qqh5sD0QP3UmhnAV53yMgex",
+	"9/AbPNY9xfxlB64S2YekGgV3H4djfkpCK4lZrlkJwjSoayk4gCFhqgSKbVSqidb6mnE1E6n9ccRiBKDD",
+	"MhqRY2WNrr/t5s/9kb4WGlTYxQo+uP/EntNw7S9d463Af5X5eivzxRWfm/PXz9vjW42pikKKM7jSCbsg",
+	"53Oz0XDYlK/imnHmUp+ZrZT03hfS4p7F8ghJ/knYk7yD0s1BImbI5GnlSMKmAvCRIcADGylq+qXc1YsP",
+	"kG9eZkwq+yMddq1OGbczqzC2H1vx/8t4Dw/7eO8UqjP+BkH+DzEWJU8zrmYYEwJXJDnXIS/cmsF87b5y",
+	"x6WdRdJI7NfUhzigrULBiJ21NmDpuJOGEZWNsyD6T2zL1dFOSkLykjpUqFQYUzlkW8s970do1vcxu1Cf",
+	"Zj89hzUngUt7KoLgUklfWCWOUC630lX4tVe7bydvg933aUbxCndyr2G41SxlxojcbllvwTMVM6tAedH/",
+	"iYRLf0q6+hWGZGkdNWKByPVmCAiDAfwK63ld0Bb+gMFkq9ZRkS8NvD8jQ0AVaG+LtsznHlbofzYtUKkS",
+	"8X473/r9SSM/AW4AbPg2frn6OakzzjVmJEAnxEPvz42/VpwUrGzhqHqVbspb7KR8bJAmNjP0gNGUMCIC",
+	"YKKcz89K0tKKV9TaaiE8cIJcJfbJTv2jhX+xtSsiiU8R5jXoCAgrGv3Idco+mFdOBgJklz21zxIn4wQ4",
+	"GY39tiKYhhlPw3eJtDHy8P6OiSykXzxlSocvOdJGTMC1vWq+X50pUc6V/Ve1e8SvAW21z6S+EV320jnL",
+	"xDWAHcwzrkCQOvC/Il8c3B4dAChbDFxQK7QMf9CASeVKuGSOU/rqvMgX7Hh06HxTF88es2/+5eQ79v/+",
+	"P49Gx5Q2gi9bZQA9MzOdiLjDydgu1Ort2C+csVgqCG1MYBxIBQEOyEqan9UoCkVAyFTgj7BzJpzyyrda",
+	"57TsfLOTfojXUgns32nZv6A7sdfQfMYqtAiBXOjbBPo2KfcSYrt4Wj+i7LI7MBO3gKJo/06UorCulVG2",
+	"DTLoEOyy1oY3TMLGsHq3Pd1EjLe9obzscJJaLW0ChW91xr158fxJSXsDz2FjBE6A4IBiWsznkLkD7iXy",
+	"Ncb/vk/ev/3nT2ICxR7ubok6ydycosreaZW+duY7Wf6/18m685SOWAwbCFzr/+o2VcyUEIlxoCyYK+z/",
+	"eFZ5p7L8/sXqb0fsGUIBQCwKxIZ3BhVGQNBDzpXO2jwvm9kYarWIkFU7qB6O4Yg91ssVJMiCb00q712r",
+	"oXT0JGfYVLH42lcqberR9vLED7WT1cXyE5zVEkDaYNK5ZjOtcqkKwQaVj+3QjdaIUcaV70mn75sXidST",
+	"a5mKrr4TfQgbvHz9MGJvz/8csZcn5xF79cMPEXv24vxxxM7t/716/ebSiqm3Yvqy6gKfSsWzdasTnKt5",
+	"0R4eD2rRn1++Yt88/G7/iLnn2UKqvFYeIFQ8PGOJyJFzgbu4ME/TNdo6FBWtO5D5/l/f/XLc5jKucxqU",
+	"c/Vu+4R3Avw7+qnOMCQUslRc/uUqlG7/WkVCwAi7U7lG9xLYbpRTbwWb37sr2J9+NQYYutaZn/5hd++2",
+	"uz7F+47KqNzP8BmFsh35oVkJMVuQITvTcyWrTGtdISXbVOda2g38yQojcvfFjsII8X6VoUhoU+d++pmV",
+	"D7DBXP/0M0skT8Wsgav+CyT7nbLBCAw79je25KvBaJXJmRiyv1lhPPwQA5ICpGvqSg4vWCWo+WlvhENS",
+	"sL27Z8IYV+zgkgjW6B8N/o5hPlgamQOYKWV5R6WDuExgQC9V+LTSyqp+v4O/xA4uuPkO3Hi/g0ANYSCX",
+	"tXpxbQjco6okaBIXK0w/ogPTO5IRrNPGjdMvad7vinjELgQo40RoRqlslYU/C6ALswqFY7A5pAnXE2eg",
+	"O0+2ZaNvTJS9LJb4falutZxZfTiVirx6mFFSJkdhqR/k8UN5JioeQfosbFXTyJsNz8LeL9TSBGVWROml",
+	"s3XE/E7HLtBO/7ngiLz3ezYqlMwn1a0f+C787P+WVfo1s0rbhO1vaaWfIa00kDaBxViegn5ppRURd7Ve",
+	"iavyAx+VWArfgXW80t8XMk26CThnWt2KzGABKDhQMMq6WnAjWLxKuYJgHv08tV+LPesAlLIgVPpMq2uZ",
+	"Ldtsmh6kGz4DFBq4H6wqdHHbNn8cjPc1vGDfTLnqnB4cFQ60zCdqdNnHNZGfLNPL0ceng+Z+ISe5nuDk",
+	"N3Zc9e+9E0Vxutq2zxt5CbPVrXr/ZKzaDQ/tBl53jmEHfJUNkoxf5+z48Phw/+h46ODDUSHy8dGgigr5",
+	"P6iFyEkCw64llF9J1Uo9Wch79fVCqERA3eCCGFYdH9As37czgB/dB13U5OtUnLK4kKdQDEKBP0DbwvKQ",
+	"IUJxOTjYsbLP3slkLvKYDWKrQcdWtIj3Oc8Eh+TkhZjdTPV7+++E58LKTftvI6y+GuMX7Wdymacixgzk",
+	"2vBrix+uXDgzrfsAvOFVuMYOt0sIlVgFgL8HQOJWiLxEwN/BuV6v6oscOF75SBdAXodiIO4ozON3IKR+",
+	"ZUUqYAfyHN3mzRrSltu8tI/H48u9Xv4GnPbXmU6KWd5rxu2hsA/fY65r6lmtIHY7btdmiEiCh/xykJDC",
+	"5HIJIZyZNvlkJbKJ1VxbHGruQWYfdBkt9lmg0L58QqrILBU8c1toM6v5Zg/Btqm6TjXPvzn5gnPlkBN3",
+	"lYoEvQj33UKnAXA97uG2mfuVI43eM17qADubJ2t7qJV2bcXc2W5gdwiTN0Zk/SRJYe6FaVvCmN9jrDvL",
+	"e0Se7C3nPar6PfqW6XSrTgmza5/rWIFU8+Qy59kGNJqNaB5XAdUiliHDJMB3A9DxXtnSvahKodIqcS1I",
+	"wxJpZhwyXylJpPQBDY5P2EIXmQmMAnxxV1JTO7INme8wcLCiof7NX87Y2Kjzi0b+tRMI+69BmRgMmYq8",
+	"2XSdb4eOwxJjeLTD98yzufDVYvXPs8HR4cm3j/7lm8PDyOMJHB0espffD7c3jcPu3C+VJSQ4Mmswx/ib",
+	"gxU6LSjaRb90qxpvd/iWzUc1GIxyGcMFCOeqsgtbFU/D5+ICXPWb4cxDUMLCIPyhfaslg9LjMd4Ha3Hz",
+	"Ux1QhT8GMIXQKcxs8A4tmeZQV74bXmG0BwMl9q/+wOvBnHbDLtYXudLSDmCIbY215lZQPn3hmPO9KtsC",
+	"m77URVuh6RslcwOx/LMSZ68s/ptlIgF8Ia1MsayVJEmVf3OyFRmzF74iDsHFTeyoiKPlOtNLOma5jt2y",
+	"M75apWt758p8B97ninrbcpVbXRb1Vww9IDgiCkzg3XPxrwgzSe+kESzGqY0JToOgxu0qsAzQlQkxxP65",
+	"kvIoJGSj2kH7qFRTR94aOetZblYtvOuYdIcVHaTMhoIBQyycHdwesZ/0lJliCoSCVOyq7LKUDOBUk4RJ",
+	"6j/p6UQmMdWt2NZ/0tPhvTxVPRNBscX2yXADwITlYBh+nJDNCGP3IcTWvb/dJ9rXUNia+7sVtTLoPC3u",
+	"GeuPWdmqA9wnA5d2/66Pbw80uGPlgnS4czu0l3bD1Yq72uc+D8fTTqiOzfzNtizPYF5rs0ajjZyUb4i6",
+	"zlvmslguebZ+notly2TB0cfgmLPxOy+Yj1z1jdZfS7YLkHfO2u+0UnWoaDXMFMutV9hhp4oy6bpCL4sl",
+	"5EzRPeDRsmiIDww4Ru7d7LZbyzVffS72jhg3+lIug88G4U+5YYfbfTONO8cdrs1noMeG9atcm+SOwddW",
+	"ftu27taeKlt7JTIvWxzwY0ihhyqmfUzqtgBNppetxV5ZKWrgVTaQapYWRt6KIQPZBT6FgCAXskhyBqph",
+	"bafulPHvddqmwm//VBkxmIJ4UNzGhd5GzPiqM/esA6burzOHAqYlW/8+98sXP/wt/k+V1JdWvP8yS7uT",
+	"LAqsI1xB0war3VT3g4E5zZ8NCjAVgMfg+lpkhK0DX0VyvSQhnnXjPjT84lKvMeDPKAdr4q7lFreSAXaQ",
+	"OzKfUMxtIyurWveUUPP3Y9UjFeGnsul3IVFDd25vIz6kQutlvIvsZVcB+LmvW/bF2LaBU0ZIpO6vg5j+",
+	"BXnTMYsBtJt+Fw8J6ZPANGsPj1WMf4gpBud+LKlwhhjr1Er0KJCzA7oS73M3qA/R1hyBa5ktX6dcnc+I",
+	"OXnLG1BN2/Phc/AGvqVUgZ4vXQi7PDu+9FzJXPJcQHHLBYJP9m4PnoY3jXvnHe2OTT4dMNbw8G9jqujp",
+	"83AZ8Y289RZ/bxiFuHcR6bZwxF3p80FUjjI+kWyIQEDpxjYnksgQiMrIuUKi0kHIBlJlIXT5UvK6REy6",
+	"351cCZHszjZRoUYo86y/ivG+W8Smb22pfaMsKd3duHaIIxtJIAgEGffCwe0R46uV2ecq2f9JTw3zsU+r",
+	"AonMkeHyGdz++H1Mkl6tDOafxL7VuAoegSzs5sxvO0cdlwmfJ1ypOWlXhLaw6XTUdroDHJzXcAvSGoYn",
+	"MSj3rJ6l/i6Kcv67Lr0L3Zaoa3+Lrmlgw2CxR6ePT5HdjwNBAPpyTS0ZBewlSGLFoOX56+fsRqzBH1yj",
+	"FF1yxecA1Tti8ZTPbvT1tZyJ+JStUp7bqd9Pxa2wK2KVCeAlCXB+kRbkjD5T7YeJSJ/FUhhMMi5VX5VA",
+	"yqbdSFoRRFCF/DXgdD71DTisbHsh4UdCjMA4OOzxaYO1BOr0sLJEJD5vzgB0jp0Q0HoBxQM0AJq2ShWi",
+	"X4e9aK+crr1oz/UVaoN9J1pL9IJj3bzLqKuAoFzZAVLdWhMoPnX1s5HL5JY5SjdrKPmo31rkEZtxBUia",
+	"yFw9Qp3mVsB8roNfB3dJfMpifwQgfR8KJM5q3yIGSEOFmvCjmy8wa6iEtVbcKBHuxB+woOHOqQq1qDbO",
+	"dp4XGU/3fT1Lq664A9wQ5N2K93nEgFnu4fHh4aG9ZzI+cwn2QTz/4fFhH5SoQNXszrysqKvhzIV/2J5r",
+	"6R6sNdsmgRwwa4DdVEuL+3TgFnZe9fU1EShgEQiEiiKv3OA9AFXpVj/Qs1a1JRMB2p6sMwP+ZYz42uO9",
+	"iI3R4hjvvUMAmr+M96Y6oT9B6Yn956H9CYpP9t7Fvf00L/SMauDFqs1HszTzLiBGe3F24jC2b5GnHn2x",
+	"NlwIwSCsLH5jkms9STX+ym4g+1+rt0xWPINHtwfa7czjCOjJ1r0DnKm7FsUi02pLdflmhkol7gKGuusg",
+	"I+dbe0iPjr8Njyg7Lx+GUmkg35cGHTEzvVzqku7SWs5KIHmZvmbX4s6B8z8KfDbl1yPkmRAYn5xplXOp",
+	"yhyhB6amxNgt7Qr64V45OT5mg5hM1DvBbyZlVTDPWWy36Mj/qlFCevxtRdx82+rt6ixn1Qq1RapnLVFp",
+	"oc8iYalUN61Vq1tEXPu+pWvL18gH15VtCApZZtpe/vSIX5b9TBiR++5ULxHy9dy2wml35J7jpASFxW2b",
+	"2hm7mJ/W7h4iYjtIG1hpw1O2RBxEXS/gkTkjGBCfnF/PhM1bS69BTpBtA5GRVaZNO76dXnW8vuCrlbD2",
+	"XIAlc8oImiMqwTfgn0Atgenf0GiMBElYelImw0dEFaGzsaKCGnCrxPgpfAlyNRlfageLmsyFIedJN4AG",
+	"9cEq19gFUKZvOxSDvLVArwOs1K8TdM8qtaJW5ogxUWhuuF086hXhw5S4L5v2ktX1OvQMX7sBG0dmwppV",
+	"AY46pLJTgmhz98ANtvnDDwies/e1Vuk0lEFu8/VhL7ZOQHtJ5SuHdgyqrp8OLEl2ByqYl7YjtBIqEWrW",
+	"lly+9zwxYcEdgZla6Q3ls5A+WJmbDrlW3utdtrQrwQWMjGspMtxtG0Bz2znv7pch/SwTAotCkM9dKjSb",
+	"oYwQ0NHdFLRWq6x6FEq3NRsMfFUpQW200KvGraLZpOkStTbAqKTQUNyTGbJfzZrboJiw3EWKUFs2Eicl",
+	"sCRuTCK3BxuJ30LWai7T0sOGlpnxTD1AhBDjbydu48feO43xJvslU79VILPKGp92X8WQ81D+NUbiIKsv",
+	"Qb8J13h4NlZxBv7coDFKsYVODThAhWKxZJwJbsAXvnCwsyCVMnErjSh94TVPKyZ1byi59ZKYHoWc3iqv",
+	"Xvf1id4lx8DmPyXzscrsS8JE5Af8CVEkqp/Cvhtfxk7iERfLTRPqgkLZS25l9UDYnLqYLYCK4nyKPBhZ",
+	"mekVqAEgw9zM4wTtJHNJ6fjQ6Tv1Qqgc2e7n1SXclvu4vsEHMU0H1IZZsQm2hL3GK0SdNYDFrdWW5ZLB",
+	"Ldwrdxy+vJEANNzmjWYQrk6rHlTkGHLfYfOWitnOmO8b3QDufE7QsVjxBNT+1qob3XqjHpF9Ww7k60xP",
+	"U7E0ZB2BGnRbIWkpd0e5MZDoC6A7rDFFddIIAwpv99YykAwBVCezfb+36/Nuz9X2SOVwvGsrTTRiVmQy",
+	"X0PBKeX5Kq3+KDrKle0f10tdGHCiDowQLP7hKdGsgV1rn9i/Eet4eIb+Q5CYVaLbwBlJ9wDMlm0EEa1K",
+	"YAW+kjcigNzhK2k79yHamwqeiey8sEbYL/TTM3eE/u3tlZVM5IbbaymDfXtV+o299deBLYf2Gn3MdhXW",
+	"DmJM0GzZPXs/7334AFCo19oR9PAZOAVoSKnWK7t32ZJLMJgJJmCDSuwc0GzB02srW903Tt1pJ9EVIL6D",
+	"QxgREpIiA3iz0j8cjRWI8+A3xOhCCBg5n5sIyYMYlipEjtPX12/zFK/CqO7rhrhINFbOCxqFgGmRr6Xx",
+	"XnF4BRJlay558NIjeR9Yv2Y0VmP11Nq6iEeYSqsUFCqhypfYbsSYrewl+J7gu+EPC8HTfGFP8lQYNogP",
+	"8BcHv4+HdFNqnbMBbuZ4OFYOSaJj6w5it0viIXTq978/rzw5+v3v2aVQCYvt73VGs3PKvoctQxRzsMMc",
+	"0Mud9+fhlpSGUYY3b+zXsZLGFKh4te7a6qZlgzi9m/zPf/13PByxq+5hydwIu8Pg4FpLfqzyxrF3WHR4",
+	"Nh0KHc0CRqzt6J8iqRB46xwYY+xC4RC/jktVh3TaB4YBPJ7V5koMvZhA8EDh4NSnDig85n5Zin6Hmmyo",
+	"G+B1iv9wdfW65vONrVrDMmF0kc0w5KAQ8LmSzecGc3J44rlhU3mDhEvgggS/LSg9qZwJitTT8bd6SSZF",
+	"zh3AR55WpELz0J+/fr4X7fmLf+9odDg6RH+HUHwl9073Ho4ORw8RDmwBUvzA/t9ctDgjLwJWTrDI7E53",
+	"OkM1mIUnw24hOlDuUEAz7mF3nHFyVkhcppLqkcNdB0FPu69XxTSVM3gMMfyUDmWElbHaIas+T/ZO934Q",
+	"+YXWmNiEmweGeXx4WGNB46tVSrv64CeDilKJPrAx5ULrMhkKZHgdaYXOSGlPjkgBRb6T9s/7/h4QsHdw",
+	"7e6d/uVdoG61NeGAcE//soeResQmwQs3WUp1UBG+ncv+Al2+4bNBeiYW3HNM9+I5YcSMGLCJhMFQiJbN",
+	"eGptjRGL7XsxwSVVv42FEbDBKn5hyFIa1JERh2eVUBt+kDBpAY3Nx8bs0WrZH+d2KuwYX1Vmo0Y72r5C",
+	"5SMHrzflJwXPvYDsLftgjddCiFWviZCGAmuARAnQusROAmoQsiN6LYjC8uU+3pHCpL2bwBSDczywuiax",
+	"RqfrynwPIOg5rI6qq6OVjAHf2wbD/7vPeIzDDVDJb2w50mGGY218H6K9k8Oj7Yf6jeJ0v4sEX3q4/aVn",
+	"OpvKJBGQnHRyfLz9jfKmeob8GPcUPF7U2KmpjjmQNNXfv/sQ7a3a691KhO1qvsIWufEj1HDxTBDoV1Q6",
+	"P5qYqa6wOZNLyD40RQbMh8AMtJC5YGbFZ1CpZFUW5W41d0l/h1oG4D7GM62uUznL4xF7g9k7Pu8Ymrnj",
+	"LsPXq1XtgvbgF5l8OABNN+4QRzg74X7c88jAzsH2SbZ8syEXivxQNRgJTqF29o4+y9nbdO5cGLOyab7k",
+	"kTv8bvsbj2mrfL0ziutaP10bzukGxQD261alsF65Mmoe4kzwBEneqzpxEmZm4TVCGUpnjg9ep4EOfvgQ",
+	"mDwrXwELk6epyKApcCCL8CyfdBy1H0TeOGdf4H7Ztse/3v4+2f7Gjzp/BtjpX21//yDyHTb3rrpcuFDP",
+	"k9c8X0AmDiXx1Kq5wIUYGEXkGCf16Drlc4eOthO21raL8Hy3K4vYgyu6cq4xLc2HJwAtS1xfC8xLjV+f",
+	"Xz3+w5Z7rFT44jNmqBUJLCsNmJcm4ldIM2vPPM0apsfOuCoz5eY8yJcrlCMF8OlyYAHDU6OA04/nsY+S",
+	"+ARJU4A75LpIHWtwu2hooqh9plu4G66t1y38dSQUJez+iiTVr+PqvhBoUpcHCwkJ/U+f7lI/QCfqPqYW",
+	"b3EAwA1bSUVuirXI6mbC5AjQ3OYWaAg0iIHspBSwwTbf2rBTb2gcdDu2xzCqH3ASPrPd/znt12Acu5iv",
+	"lUX9Tddot3f77P7gJE5lmko1/4S6R6sVfZ4kpiycbSB4PjBsylMOjP7AOE5VqAuNg8CSnyX88W6x3qJz",
+	"dB0qeL1k7uk8lSP2A5UwZFDhu+R28KeME50REq5Iw2Y6yzD3YLoOeB8IaihjFBhzMVY80DpDdrfpGnnp",
+	"UQ0Zscc0O3YgU1GOWzNedQ5WrrGGE9m+Rp/6rKZ4cIa/kiVe6cFmFcCDvsCs/iY6mmYKbOnuA9oqMbbe",
+	"2uW2xZTvTyFeeD5bNOXLk0B539VT9wyTogEoHvAPiQ/BByIhDzYkKqvWvxDpBlXKqaReiFSpkGGDk8Mj",
+	"RFVWekpJ83VzIzQozjwxHVSBAiJihFISCTBDBgDbUCquwai5lkqaxYj5qbHPcuWpybpkijdDXLsoNVE6",
+	"Hh8eWouunEvMdqNqoUATdCpQ5cuDk8PvImfywSuT8pWJvlOT8PEYIp3+i+SwfLPFX9nlqSx3yN+jF6Vb",
+	"wP9mp3ysbHvyWSwSD6ewxRJBsdB2yB02Cs8XIYwMlmZ8JpOk2095VWJLkIsCHBFB6hPMxMZoQD04+YZw",
+	"IT53gHLLg67w9k8QyOv5wnOAJLjd7aWndunojc9pQDWATbZYTgRt8pva02Ux+VPaLSHwwH9mO8lHGwnU",
+	"QG0UG5gAB/LCtJRblZX3bFl4jGDI/m4v03O4R0Y4eCMqnho6mh2rlGA9J1aph1X3sesuqDXSeAbKpuDi",
+	"SUJTDqpmiwCzv7RC6qwpylwRfNOCS8CwAkXBvlttd3By+HAI8RhXsBdytLbN9DZn9dkGy6zr5eqcKfJw",
+	"j9hb0G4Cnzc6vEMIECoErzSJYw4XXhrIIesdr32DVeyfz1AMgeG/sIVYBTHqjtFiaSmsEmaIlvX3bKCz",
+	"asX88Ded7OMF73mSOBm30dh0QreqjvXRvVC89FKrAgFjhKipbW2i5qwqWeClJqTFg9AmhFgvzzKsjViS",
+	"NdOQoECTGnaozYOMGC5rjMf5HH07rOGIverQ72L7KwKJDsUMqHwux/PMMxRjehr2H9O7SGo2Mt1a8rs6",
+	"VMN/anVwQ4JaYCJIU7OYCyOui9QeknDLDbuS05pAOKWk3FJ880+usH49/dOj5zUVzT464lfVAV8p3LSY",
+	"9dyiESLKp73u2SDIHaeKOsSO96rS8fGwRVlEvYdOCcTWW/RFrGTsVhql6nBJbQ3R9dIrN+b//NPrm7/p",
+	"mL/pmF8vtZARUFcPnbJ/BmEDqK1MHNyoOqICFsoPK7SIEqtLhOCR7FOrU1Mfu1MJ/ZH8jBf+1sQcQOr6",
+	"zSnVljLYtWl31Z5Bd90aPvP8bJQbaCK86HTWSA/sSd8G/mRnMmB0aOqwdJLmwcEcrS1HZ1rk7lsYgteZ",
+	"Q+eBarnwVEH36WpuaBTUmjt5I/YYEnKN+3r5UZlBN9xkBAEua8UZkd4K0xbWgry+9cSI9Doe3jepsZab",
+	"X0qonXMZQX4M3L1DPYCi3/IS8pCzweV+xw3CvnqkwaEVRzAdDhfJiogSDkmJ97mrdAyhKelXBoG3UFsj",
+	"fYiqPDG0ujHD8TPqEU0Swy+c0dhLYFIm49+/4Px1aAhvSA7sqiF8VGJDXSK32niVfAaCP6fjOxUzvRSm",
+	"qjBGLmNYIEWTUImJPHhKcKJdehU8DfXmzOR6BSE/F+wPsO3aQD49ipxi1oDKF2INf7aSk7KdI2Z0KYRc",
+	"/hPhdptcZyiXlhDhx1wv/4AzO0zO182LIpDAn1zPqmRKrHWRQaF4l1XWFPT9ci1wkFtyLLblMPw9qG/1",
+	"Qf0mkT5trsJWqTQXKj8I0Sp6ZUaDqvMAT0zl5WpONBtM1ywuka/jCI+8/a20Fip7HL4M5aX2XI1V4YsO",
+	"UXVIpclB5wN6iJhRUhQKrLAHlIRlVVTSW9A7jfmSHmllxeeEPNCSIV2ZjS9dGg2JZpU59Whs0iBMVIff",
+	"tkS3+fvw11bmcacc7fDFj5AIX88dO6ttIXf84LhtcMsCl5UDY6tsa4rYU9WfxwPxKBiIKDdWY3VVg58J",
+	"qJf9JxzQOxsggjS5WcGCKAD2qNrgA8P+7e2Vx0FDV0I2VnW4dHqJbnx0e0rDbqWRU2v9UOgdYXDhyyMG",
+	"rBIxbV7oBkA5RiX+4bIw+VjhMMJRoAiqeGJLtlDvdq3D8TDMT5V5W9Nkko4VeZcjDyFEOoVbnCTj1zkR",
+	"bybSrFKO6BAEkARwJWQdvVHwUwkfH59huG2sAgS1+Jexwy4Z752yowBv+pT95Z39EWCK8McP8ZDUMHQn",
+	"wYgSWP/z5uYxuK2kYqsFN4LFq5Qrq+8h8I+32kwBhhjBuznFw9qWPGep4CZHFGNubqxdNlbo5p9xAPgL",
+	"momnhUwTqMSjFcD7wAGt+/07szvB5JngS+YlcZtghpMRSpTP5QsOmkDnX8WWa8PGC08p/MWc0cUEjg3Y",
+	"VgTICjpt/MsH2GscEdAg1WW094Wz3nkuwqFu09Mqo7zj3rH/m+utcQEgHyGvTFnLFbBBA/MeZEzVbrPs",
+	"7O+pDL0mp2uqg7UJ0tRZOHT+wKyjkpR0TXmbDnIx/MBYWWEpEgdT6mAt2TnLBBBDEx+8yWWa0kGmPPMZ",
+	"kE2l4N/LTN52qHEcjVNd2fUn7Qh7jQ1Jae0fsyF/FdsL52z7/op6IBhs2jp2jesaiAsdUMy4DBm0wHq1",
+	"QVNtXunPo3nuItn+4TcPhgW27pzdLJ5wtp8nm0IElz4fANQQRwG7eRt+r/MFAXr7+hSepvpOJKekyWBq",
+	"C6gc4Esaq5ofHFz7M+TLm+AriJocBSyVecYBTEcrJyeH5AHCLwN+sm0JPzDI9VgRujGMKeUqcNPDkIoM",
+	"2TthuFjVDxe/0vt6hcITJWelNubtQqZwwu3fUc5KM1aldL0mPbxm+Lp5rUYgBieH3w3bpC96LsPVe21f",
+	"/wKKFbb8lZzkuwgH5yz/WkLiVxIkL+NnlR25ou20q+pzYDf+AW733X3jbeKo3dgWKikD8SUlKEDvUdRS",
+	"q6E98v0ULexxAH7+wODxHStuoKJPZPsAziluba/ZILZtHcBP+/i2h0l9Co8EAKH2Z7TFFIvhp9OYpVIJ",
+	"4CyMZUI/Qldsh+OE55x+eWo/+jf6yN+Y/Qv721j9bX9/H/5n/xhjcCBmf2OcxY8X3HFoBTikkMXpcvM5",
+	"i5GUzAoKKxBBgBJd8TwTxpwhNlGuM5EMGbaCOPFSzTc2RKDyF+5hbAK/4PiuerxPfwjfrmNl9/hKE/Q/",
+	"ZgPeiYbuRuroYLc1oFiM1KVuHj14PvFPiDLLeZa7r5fX1STXE7qjto/lyr92pb+3LwWN4vUxFTN7e9K1",
+	"55oDgFpoQDXgaf/t8tWPDOGyzwim1l5a10gPRLh0C+EM/QVPPEo/fjzRChbCPhR8DJwi4TmbyGS8d8rG",
+	"ewgLXBQyQVRg5OeC/uMD9jYe79ljPN6DgYz3PsRnjCNgum0HyEDpQDi/Gf4Ifhzxc8FTQ9RKyLxEEsAJ",
+	"CpmzGc8yac0pTIm2R5DcaP6hZMSe8tnCncaxgjO60CnJHo+tD+N2ILFMK8YdzLN9A400mkAaBcgvTALH",
+	"CRzgVNNajZV37ITrMSQnvAOwFRmbpdqQt9xJelT/l9AX6PEgPoUMjX2eylsRD13SHro6xuroETNipqFL",
+	"oL+UuxiIaUisXYIs8IaolW/nVUpmsCbhIYohGAG41eCpjCOUPkDLGpc8zZDAOltou90MEmXg26WwgLUF",
+	"BwyI8RQEVSp44D5j54GOWUou+0nXYeCfd2jZjvNirPQ1a3BlRP71snNkKIUDHp5Rkgipq2ah74zL7fTN",
+	"Wl1xrK61VXxHdCXg7Lp5o355KV7Oo6MscisGToHVSvCs3g7EWRxO96y82eBgwWLVtGgH4+8TZEMHIxYt",
+	"aMdHUtVWvcY+VgPeIc3wOOKgzRDIKGvcJyXbSZPVpDyfnuBkrGoIzmGfHlB4hT33w6B+1EjDS+r+wH8b",
+	"Zr2mWt9INR8rnp+yVgaSO4x8C8bvOECBuRS8iJUu7IByJOW5MHmVeeSsRLAfq1IBqqxnokXguYF9fSNW",
+	"eeQ9483rEEnv7gI6MTYgji8TR4j4HpPyF3s+C7s63WQxFS4MyoV2eAQwJkomLmlk8AzjD8FW5j5l3atr",
+	"5bHn9dNeBgBCLhpToXypOOE5cFMYvjYREE9mzpKDNyFVWVEAoDFxZ96URKa/yh1+B8fXLHSRJj7rifoG",
+	"6U6VDdbWzwrbCqwopHvdItSz1RpjSTzqyOExyZAbnep16Cfi94hhK7QeXdzzZ8EISAKPFd77jEjXs3iI",
+	"N0kmOK0x3fgBmgSdMwwoIJvvCi6ba/lemBHkQMxEGkMGCUnuxmnRGQNTEZA4zj0fv3M+2tnAoZA0q9nd",
+	"QfIFlR9wtR4rlC4u9zyE5XePBToLxjZ+/3s2cMg/oeiImFSlMz/yjjK8d10gxRvwVpBnGNANvzKkeydb",
+	"8hTVAWQF8NbXiD1OtfHeBa0UOkXI12rKu/7M3xxj5ZsXyBK8psM0Yud0KjD7DtJzeC72gQFVJMBmVMPe",
+	"OKb8lfhC5Nl6/9zqG/HZWMUvXr16/fbVxR8n5z88/fFq8vrpxeTl8x/fXD2NI/bNIQIVgYk59EcdbpJ5",
+	"AeqATkTKBvWvvHz15OkL3GW4FcfKXix4J8E+Jf1H5hFSC9tTZGX+LSTEmPI2dBaXye0Bi+8ymVsTZEjK",
+	"Ct6O9re5UBGKVGHVNuwZ4ryYEgOIG4fQ1ALKMCDKaiAk27fvxsOmdLD9z/elssrDNRpuKC9wu9KGvBDl",
+	"Mtv712qBEvhMSeeTBv91GtNFiaWKnL158/yJC0ThbpQJWm2hbnpuhSwcLm8hvOAm3wfzM2CMYAO4Ebhi",
+	"8JdLpH4gLcqgJkpqRua6bIbudNLlSw2fwlo5KxI5qBGy3mFawr6q9DQ8i3bDOi3eVPXJip4kEtgYIKNw",
+	"ts4CY6Qyi8jeAWlc0rDjwxP2o2aP0d3kqplykaYmHP5Y4fghtA4ZcH7oUs1BUjlhUZ/UECmsNdppB1qJ",
+	"RS6AK77mCml6rKTnug3sm0DhzcRMyFvIrgPVvLFmnRRDlRF0oewfHR52JJl8Bo/iguc4UR/lSWy4YKo9",
+	"aJJbVJ04Z0wE5h2rWXdVow7CVPZzUytCpvq2jZ+13RNZ8SehsuPC5tetriUjRAAYZ8VS8FGo/cQFhll5",
+	"zGcLsW/3e6bTbpoxpfdn9sl41MZbUA7gQ9QeuDsPDog97DXHwAPjjiMM4qzk93bq4hJuZWC4Sf4h/bAn",
+	"xz1autL6JVeOR9t8fMRaWIPQC9vSldn0ZN7Hm+tkcy+qnbo87xMjiphOkx5Jh1ZFTmIibKxX8F9556XX",
+	"GcJO1JNV6h4CYOiBIgcwrMfKbt0Ri1dgjVBmDM/ZEWrjoGLB5X0EZOSHh2xAa8iOD4dnDmJgxQlcRgTJ",
+	"PhVKvT5ZjC/dCvya8V5Lp+ZOyYTe0/SPHtv1OEThtv38wd7q8cc4LQRtWmMuFwXlHqCuq9EJssr0cpU3",
+	"EtruFlAyVeSrIrdnR6uZCAO2FYeSK+DWhTW0cwST4IoI8KBuSaTCoBvJNj5Bp+5Kzm6CkM0pi60B8uzF",
+	"q7eT7988f/Hk6UXsj+awNF91hm4gJAg0UfDa6xfnP/5oX7PmBCQMWqPFe0rCRy/fvHx5fvH8P+3TTjPA",
+	"ziCdtfMxWOve+xtgKFBjL5TLlSSvc4UcvMoKfuqNDqvNuxzICHy6zqLEfEPw8NT8SbRCNXfSwK2FzCtf",
+	"97OErhLXK+LUaxo+9J69/3Ot0wlugthlLZUsquTOiwM3X8RiSjux/+TGFEtMwovRivOuq1P0acnSrSUV",
+	"a84qqFYAimetgyrPbswGAYlvdWgYQED1LPWZ8u7ypE08WxTqxpSF+8THuGZ3VtFBs9Ea5o95mqItw7JC",
+	"sVSrOTzJFXpIUOF7YGiNiVefDY6OD70XvlB2u4dWtvcsDp2t8+jwhOWLTBdzTMeMaaPHNBC7vmOFxSrU",
+	"CCAIXHOZoj5mrWOfBUxGzaPDYxYXK7wpJ4Xit1wCV2vsRnZvV8MwtM1nlNnW4kpotdXb7HL0Rnh5Uv0K",
+	"zLXbrqzLTG9cvxeFegJyEPwrnymfImjhKyVSVHqwOY+iegy+Qkr/V9Gr7V4Hzz5sGLwae6jQEAopJ7Dr",
+	"Kr2ix6aUCMqLROoAQXwQUuNzZlZAlgo6rE9vyjW4zBzXqf2AI6RHFyEklFPZLsNiEjy9L18/jNjb8z9H",
+	"7OXJecRe/fBDxJ69OH8csXP7f69ev7mEK/mtmL6kBFN4GxGIc3RpuyJAdi1TYeWM87e49PAVz+y2sX+m",
+	"qOz7XCjj7nt6AaOB3LCFBIMcwF3A40Vtem/L0SPweMH3Up6FQpV5mRqIgWKVap4wkFJscPyIvfy+j1y1",
+	"LT0kSWU03po8WJrc8YM7kWL/NFfS2C5LKLtEt2QiZhqrL/PILhb4dGq3ge84TKAXYPy9XBbL0Kd6dXH+",
+	"4+Xji+evr56/+nHy8vzfJ5dPH7/68ckluGj7XRxnjI+VWdqNbY9BJgzkP9i+YmUl3BW5ZgtdZMZHW6fA",
+	"GS4BDRbjZva5BLecK83CEBrMOOwYWifYMPS4i7q5/YPLq1W6jqphJQziGzZYpXwN1zHgb4tMqBkWmlOh",
+	"mW0CtLk3Fy/QX6lXQoFz3FlZ9pHIXnoY1eY+C4dXD8YDA7BGPC8yEeIMTMVYVUbAc3oDO81ZnHI1L8BS",
+	"hNnisxtr79H7fnMEvLxwML/H58yp7cyrlVDnz/eBIDCHapv4AKa3Kk9MbE3JlZYqrPvANABZWXQ4hFqJ",
+	"sercQ28uXsRnoKLVqYO7VYB2fWOsQOFwGEg+/Nm4fIOTMljp2Y3IzWoh1XsXBzDszSV7quapNOS8j9j1",
+	"9XIl5v4wQeQnW9eXb+j8vL4J4z+EHKBgnqy0teSDFYuFikfseQ6Qx4kL2QCTjYIIZuI/A0k2L+Q0k3/W",
+	"79kslSvDnoip5IqZhf0BBhEOC3YkoMqbnB2OTh5Z3bG1+2cQXsxyyNrg9hwbiPgaNt6ba/vQHc8SlgvF",
+	"UK8f79lHwb5y0H1UEaWITts27dat6ku0NoLT9Y5YrHQ+kfaeWQoFOBAbdMreKuCGfVeJLj0Mo0tnrENv",
+	"bNPTyhv03B6UjYraskhzaa+jAzvd+wnPeX9N6So8gV9JW6v1YbO+VoqMj9DVjh5+ss5X8s06lUzQX9yd",
+	"0ed6h63nqxrL+9les6Zxz7bcrlrN/GWGM3X06KsM2utWeJWC56uPiqYz1NB+fcp1eXhpDkiX3aRer+T+",
+	"jVhvq3B3eBU9+L0qIKtJA9GVJPWNcAwdMqsxiJXgNmRE77tSWtuDKsyE/aArYCdMIfvQiF0QPaAH2QD6",
+	"DivXSZWLsRkxIWgNzFLMAGKJyEh8pT36XkQSYVsxQOpMkNg+bqcUO1/JP9pp/dKl8uep0eiqyYIZ6OTc",
+	"rs5BJYLldyKgKUVflokbp28Xn7bbob/K2njX+fCguoPZi0KbPtBwF18XaYoIUBEI5lOX84ghmgU3C4rU",
+	"lGBimcgzKW7tXcBzq1NiLpNZ6Lu2/T8cse+9rgGXgu1IS4F9tbTeCEpF47PcBMXPLpoFWFhSdRe2O6xN",
+	"EhITEhIxInXB5QXgqVKZ3Cqc1Vr1epX+gDsYHXvhhZikUuVijqc7dlX6MFWOmZRyRByeawRmVpji7cv+",
+	"OUzNtc4QJ7bWczctEStnSRVpag0AmPZNkhUsTUIRGJwcPgzsU2u2IX5rCPsKghG7YkR6Hblh/NvbKyj0",
+	"8HuqKd9w3+ER/UyePPx4S7H5lysIr3ZhOxDpjViHd1f19P3jQy6XhOO0b9plWV3v2FrXjRd5KOROWUz3",
+	"FbD7QrJi7jNH7QkDT3cFU8uTkKHfjU65NJD56+Qf1R2CCORJiV6ICKS2xZqacbb9TNJ7W5Se0D+HYjwg",
+	"TYQZqAFfBZf7FsyrkxE7h8eC3uCRbx5snOvgYPepOvcTDj36hw8p4xxt3ec9Ss3dnV0GDIkXr9x5lLDU",
+	"f8v1ULDxOti015za3DwSbQXsXdvlUyuD22Swv67+GerVt+6+3awOnGGPnuiFdJEvDrjSyn63V6qSfXi9",
+	"1IWBrYXaEuWDGqF8MnrMV/JGrH0iLWmJtj2hctolXkcbxA5MP6ZwOckcs+AZpfamqW8Iaj1DYrkI3Bb7",
+	"qbwlXdfwa3DIi+UUQ97TTN+VlCJ6CrXmq5UBdZnofpVmcOoAr5bn3FFZYmlpumZC8SnYpHKu9qWK8DB7",
+	"ikv7XCrVDctEIjAeT5cRqqmGrYppKmeUNyUSaHJmn1a55KkZsed5EE8+DFET7bxPbsR6onQ+KZ0yhD5r",
+	"u15ZmKpXW4feoPYzrrT63Iccm9jq2wnHAWf90SfsRD/3Un0qAVigYzrZYPMCISL9fQSCmBWZzNd7p395",
+	"V/EB1XsYSogiX4Q6mD1UmbAHcx/hirsjq08dEwboulqJ/VwuBW5ooFL2nBlU9eExkgXPUglwherGpw0C",
+	"FkW+XgmPwn630BBDwtR3cuPXYJPXIi/Rlh3A8pDNhceHa7B0cOWQtqEVetTZavsO4xnGMcAKSgfjGg8h",
+	"Vme/YM+9NDmwTMO1uBDpyg3a9jzVxAFijOPFDa5pCDtvhFUdNq9yeKnOyTHsw8ftIe8IJxwISgD+0ROZ",
+	"AMtFZWYCK902seSKz0UYenJFPlGNK6MLP38Y2OAVHcP2DPolDfu5EEXJ2mGHP8/s9YqgYKaAGY3ZUnDl",
+	"KnmoMIMbtuAqSUWCsVIfP4ZPE/qRvBVQ1APVxjxJMgjicmUVGiz7hF0Dq+8iSuC/XomMfePDv2fMaK3A",
+	"O0Bo2z7q2BZYaVOs7SF77jfnZ7Kag2a+FpJItQvbrWaYertatBPspjdY6/aPiaP2NbPZUUa3CcruSyJQ",
+	"QPqg4JZPN/LTq5wDBA05gDx0mQzLJFY0WYyYZSI3aK0sraZmJc1YNSrLPGFvvhBLpPt3PXCQ1y70GkD/",
+	"m59TCFhOuRFU+UnO8ARy4m4lVnean9OJe649YgqJ5cEkfR1w3Pq8S0gRhVF0Of/d3yte/01n+zW9cL6S",
+	"T1Wx/NxQuX5IO+HkBvryrxIlt7KT3JkMf7sJKRcA4HnwETbgdJIwQVcxXeRGJsIZV8MSOKvdyQ4QG/gF",
+	"qbCkKx6rQKVAHDHf4gTXzyODuF2G1Vcl7XUwpAP3jImhymMpDXy6zKg4OT6u9sQwoWbZGpREAAQzORuc",
+	"P73c/+HxSw+xWw3egZlo1Sl3eitYAYGXH+gZreE3XddkGhBERmWOUKAv0Ss4SLRLCYIj15hkshBsoU1u",
+	"EBiD0NomiV5yqUw8Yhd4R1PkI1AfI2suryYA9UHUImVEYsR+hKQuK8AKJX8uEEhWUlJ0LX/48DsEUUkK",
+	"PJUQHGBVIUdz/MAArgXVpU2wkA28rSueGTKkMwHJSGPlsxaDHHk72oitdJZHLJlaoRMRW1cZKjEmXepE",
+	"RK5we+LStgmPw8mOiX39zG4I57ryDbGB/RwmpNGmhu+CP96YdCZsB4xJM61z/0PZBcKnjdj//Nd/DyPG",
+	"od/2nsHkAc4M5B4hMTRoJ7ci4ykuZsixZy809Py3XROEL+v30ufjbaMGvmrwJLgQt4JNlsIqANEN6ygM",
+	"bckvzN726yJjm4U7q/3eaFHpStG7RblDp7IX5pU7hgwqt3LXOsNyQqFy+47IWE1zQC6rIKf53y5f/ThW",
+	"uHmCBafrpmrAAnYP5uLBAdXTnEsVaHlcsVfnRb4g5Bq7x0A/lCUdFIJNNKmFUdsM3JAiCYU8JC7KfLsW",
+	"+NrP6hdRkFxz2xSlq+A+/gj16FNqOWV/dtq2fdGgK/sU1IJyc1Xgns/DBzHoAfFDUBpYcOOC38SXr1M+",
+	"dginQg4/qeyNbRUa7CPLAScQcZ83XfYhn8DdQrtjhZZP2ckN2NHVO6YXcnRVBn8C3OjfiGfq0NTb5XOP",
+	"mGGwUJvM64g1b8929OkNe+Xw62oD/yzA0332xY71yP7tzdDTFwILQsJORIgkMxMm2DoRRtqgJqRQ9G/K",
+	"Ep4FFJeoEsscLkvnYs31aKxeOZIh4rWEv+CrZ3TLk11loNrJdwIqeKHmmaQ2ROiq1qe7Qh6YsWqxRFEF",
+	"8KpLBQn6PpIYLatgo7I3MCdQxcRvhPEg2znl3PE8F8tVDq4Zq5QQwJu9XDAqYL9u50xpl2FdYLFH2A4U",
+	"lPiDbRwHXb4Bx/rLWRtfF766v3zx6NWBi+SrWxr/4CyQO5omMjcHU55yNRO9cg7oHYzTA+HpposxfGOm",
+	"lSmWeBB9aXThAV/uEGseHDT9LINmYO+BYTSWFgb+FTemhdw/1/i9tqha+b0z8NxVI4DOOVJ7QyaVCFyX",
+	"IiDz72nad71xvpfAn/UqaPZP4Gz+7B5i3+dtB9+twj+6VnHl97cbMgZoK3siOIdTXLrgDDpPYI9wj0fx",
+	"opLRjSopRFczMQOLywtiNIha7ekn9PWvFFNpG5w0mLXQEVJxUwc4KpW4ilDFEsSeubW//znde9dEOevV",
+	"D3DtQgo/z4vOyg78a+/QjpvqZzIViF//maM7YYO7xHeqk/GrDPFUhxAcxcTv9x41H9XPsAFnOdSk2jni",
+	"OR9urp0Yq7HaR8Xb79eYxTNzS7D3Dt3ntETW8g36FBz4PWCRoq/8WgK3lVVroWQdspHZ48s/jxWDbo4q",
+	"kSJ710HaC/QcXPzk66NKFLASBifHx8NRa3fNz2l8yji7leKOpJx4Lw1yzcBsADRxJubS5CITCbv80wvm",
+	"vtLszIDbjtbCIU2TuyrWQkiJEkOzs9UhxptYddRIA436Moy4Ur+B0OY+CM5aY+CoMvhVipjRtpkwTmWn",
+	"dsFvqTpGzhfAbE+mRkUlBu3IbjWdIZVGzS7iQVBezYRtCL2xPvZ1WvW91cJldoGLAIeYiq3hsZPDE1pM",
+	"Dyscer0YmHN+M9o2ISc+dvbWGe2+Grk2lLpgUfpMp8WSIHMza47hgzzxHmnbjG+CJuKB8SDKfu6q83aK",
+	"yUO1yZTGGc2Jtynpk7aZgGfAfjWCjhD61JINEFr853QCAj6mmCWFmsI7eBiWPXjUL8ZK9FUMAIabXul8",
+	"UhjAIECOlQ3BRLY9ltgZ9nLS/nPh/gSXyVcNe4Ud2UrzXZHfvxr+yF9ZWKwyyx13bV3xPfglmU56Bxhq",
+	"6whVdJCeaTxCvolK+o5UmIjJ5UoD1QtKH5V4NgQSXSP2zEpZTECKyzYQkW5alka6dA7X9yYrpaLWCGwP",
+	"OIgqXJTdkYTKse0TR2ju6V9FKOHrRgb6bNEeoYHq3G8yxc7YSsMOtTcYwoJDkAu2Sat3oHsjHH592flP",
+	"Eijot012s5PdnD+ZVnBL64LwgBSmfu44eJawpmgbuj4GKpRtIwIphmZLlojsFLQ0tEL8sDCyAHVCkDoV",
+	"klk4AYtaeFVWhr3xHcHGoKKdpRI04RKVJ4iCjNXl5cWz/XnBs0QkkCXl59+5i6EICEoSFDrs1r4/ww5c",
+	"Ykq2ioP4MdLHkT7YEgQgTTzQzEGudmmUWIngtUmPvjZWG3Q/P6QAqb8jx8HtmMe0Iz6nQKBdSE1tJ62F",
+	"x36jouwEQQ7OwtcVJ4m+U1bN2SpPOFtlYt/IuRKJrzVy4IgbhIunJgJfxuPLP+ML9tyAfgVHGuD04KO+",
+	"2q5WgEjViZROimQ2VtA8DKABW0UD9z1BFMemhEAruiYNhm2JJEpP7Efak8+Du/kJTeqbLP0Sp9I1t/2q",
+	"xudg+X47nF13ezBJBKX8NQ+oNUu2Hk4duGW3XfJ4XgHbue2K52VpMNzQD8xYrTJp52gfCtnhzYHO2Gqx",
+	"NnIG/Ff2VwGB0LBNB9h4cY+Vu6Xt8XSWWJzrnKcxO2ze1uhhcW6iwEfW5hoCIPTQN1SmjW+47He+4CN0",
+	"V5VEPRvu+egeF/2F3Qq/Yo4EJ6/sOPoGGexe+E1UNZEveEI1nXd/B0oE3uS7c2HXvt8VaHnjfMil+jB4",
+	"c/Vs/9uIFSvHT/Lye/av7Ojw5NtH/2JVguk6F2aI9dBVEUf6B7DIAA+FzEfsRwRsGStpSo/QWuSnVuuB",
+	"mIYkBrIYB3tAv4+RzwV/OZGu0sT5eWovOTbdeDRW59i+R3EW71eQ/IRgVccniFHMBjH9YcLzeEgVzXkF",
+	"sHq2ELMbkTCgIwKDCkwrjoRzY4WOMGCTNQi/mEpVKSg+OT4enkE1iVRztuCrFaDu5X705Zh8RXNwx1AQ",
+	"aipm2lqasQ85xaxQuUwD6GTEO8BZgJJlGh0SOsJ1gHeYvXXErdRF6bsDdkAU+zDApeAKgKjt9UCAmtUc",
+	"4KOHZw3NrqnYjRVAxNpdggD+rETFLm8sMA7duhpKTI5XmZ4J5HdoZ0rjmZffuI8/H45rtZ1nOlt+aac7",
+	"tgyD3qaMercknoJ/ME/7lwaXbYOVRak4+ppZZ3DiS7G9o9P/oCY1P9sF83yJsNm8JpK5qWvTStwFdmMD",
+	"K8FBmq3SNRI1HgdhzFJ1VU5ihuKDXMFlWWZ9OpwwlZVIK1Rtj1XsejUh6MUFN2ye6Tuo79ZKRCwmvRhs",
+	"WHtVBb+qBMC95j2x6kVJ/YPDsFOAaQ1Wx0dKXeqGp+E3Vk7fLdYeCq4hyyMmrxlX64iEOnXER9gzfUel",
+	"rRAl54YtuVq7nGUeuiLP2DTl6gYuNQyYmhu5WhE9RCW2j57Q0vvoVSgoOnf3vlS5PiO4niIFfl+9lDn8",
+	"iRgiMgAwcqWWwdpiJX2q7yC92YgI+RezAji9Zwue8RmUZGJ2IBzUVOS5QzxK5BzDVZB0DQkc8cSuVD6J",
+	"x8qab5kOiDHvgLEZ+NscaiR8gcCZcJSpvBUBq08lH9FuELfRECufXFNjxYliGGf5gXGcBZzm2yoSiK8Z",
+	"4zuTcXF4+HCm4D9AVmTHgYna9mFTXF/L9/b5ybEd0uRhDJWeyECPPP1Qjgb1YUD8cU5DgGnNkeIVZ87P",
+	"eFsSBjJcBhd9he1UZ2OFakcSam5hYiag1TgpQEB/Xm2htAtirUWNoKkOREHNNHWAnoVx4Mrl/Ea0LUsZ",
+	"ZUQgKyDag6Ro+VfBfi50ziFFxoHmOCwfADqK2BH74fuQ1DjUiEKsKvjQRLyfCZF4iCrv1OOpXTXoKBGr",
+	"lxrjNUAQQZINDspnIpFEiLwwCBIkoL1hmZpB8VNPbdyatkDTvoMWdf/L9plMBTbgmt0pfeH4q4TgaAWs",
+	"MuXhmiCfplCm5Y76TdP6aE0rOBm7H2E6va0ncPgV1TXUgkol6CO1NjIdP5vS9ppnyOFXxhRqiNt4cSH1",
+	"OnKvPkIL0zsY7V+WIufoHPX1PETPaO8JPFshWeOIAYSPS5NDNoNTyuIsb5PThjbpspbL5E0P1eCecIJv",
+	"eBZWW+FXSMUfK0awDwjMFSpqoLmBdmeviUBxk7m/vdL1GfQUAhmn4fQZ55jFbjp4r0HoYznDG8ReE2hq",
+	"DM882OOSrxFZ0rEA2K5OxVwqRVcUx5ccZRHphm4BkAe35JmEmg+wEIVCt8MlZeZMNeI/OCaYCjbJW+RT",
+	"F0jckgFORl19I4ImvtRqzuLIXlZncWRPKrEy/i22B3S55DjWQiViJhORDAOaHaJodN0flU2eYTkJ3POo",
+	"0OS61QcUL7iZ4DaN3WWNQO1ZIUgFBcz/QBFDZdWpXEegxeO/j2PnvNBqxC6cXmtWqXReoItnj9nJ0beH",
+	"IISkmp9ViKNK4HkPLFJCaniEACA6UgVknNLtQoxtbdf3axQDX9oHQs32d4J8wlqYyz9T69sBAOCxL+nf",
+	"/s0xUe7JHTwTetYdhAPSfdSFL+/43A7zzXMMYFzrDIWVVLnIrqGMdhDDJ/VKKL6SIzvnJLkPbo+qvwbO",
+	"L5GJEuyQ8D3yTFqbqvBG31TwDMB7AbO6BcqWKm/5XJDRhyNgSCiBurm1u7EAhg2CkRBPcFxkqRlRKPBH",
+	"vhT/SuYeXwqy+MByRvhgAngECeZNJTcJ6LTWRiii4LN2XRUSMhOYHAAwPxB9ozuRsFxR0cVCO+x5iUIE",
+	"UwbX+1xprI9uTaWjMb6R24P01ho9WOTLtHo86lVDrUcgmMo/XL18AYvwqaFmn9upJQzR89fPvY5RLzEz",
+	"a5OL5d67aO/9PlfrfSxVQpEYbvYDbozIzcEv9nB86LP1sSIqdJehKb6CGAuoN+GmsstzYW062oiQl7u2",
+	"WshCiDxicqZVxFI91wZ9GWu4ywAmOilhSmk3TKXidvNqAr6yTd7p7KbEXrDzo4QDhj0rYaYRxHW2EJjk",
+	"TwF/vm4/RR1ZH+bcTlczNludrWeOJ7RaqRIbnJb9Qu5PC5WkYvSTiX012Yrni7KYjIRV9TYLS8uW/P0L",
+	"oeb5Yu/06PAQAAfs0PdO9/7vX873/5Pv//Vw/7vRZP/d//rdXrPsbcfwL7/lOMDNxyLak0s+FwcrNa8+",
+	"iDGsvdM9XMCWDrlXze38f73fdvwiPKczY+5xTIP81b/nVNQOAfCkcegYpz1ZP/v+oIsll+k+VLH0KDAl",
+	"BGMsetkIKDogQYT+TMh3SIZVurL2KtOntoUr6M9XKTNtDlEahK7qKO0EanZZJevye7oo4C8fecR2U8nc",
+	"BO5SxxmO+ldZxRkOINjv4fbuxdwVfMcaxlR2JRXSA9NfnZ7S5nYexPk+KkVH37CFeE/efNSO/k9cI8d3",
+	"H0bcyYp2k4mZAKc9Imijs7984/Ll1WvIYhaqzovrAihjRf2lTwE2Z6iZhRT0gxjmikJHEYtTbvIJ/s69",
+	"D8T6ZOeVeN5jxefcEW95NPmX+Nj+8yeVZrSaYc0l4cvEdHwccVCEgQxci/diViDI1zUoiGNln8ZyyNSu",
+	"WI53MrCm3YoMg0oipTxtegQTRTVkOyhXje8LchH6PuPK8JmHWB0r3zYs0qrweHU0/FMWX2d6CVEZbf/f",
+	"FNOfxAxmzl5A9r9WV7T/ddM34fBr+gJE38aKpt1uOIrHwT8hVoX+kZjnOZ8twB6JKZYUg1KGegRJDajC",
+	"jSA4ELEikx9iMgzGKja5zmynDw5i9ubiORtkwuj0VpTJKQEUMz57QI/Ew1HYJSoItpPG4ZT4VA27NA/K",
+	"ScfVqBXPnnkvglXI/NoPTykSYG4goQMS9hBOPpzzCH5nN5xWbvlgbUbsiXB1j1Kr0/rWoqpmPwarRYJJ",
+	"Npe3QhFDk4PfDySAVdH+P/bedbltI/0bvJUufzH5FkTJh8y7I9bUrnKaeCaJ/bfsZKv+mhKaRJPsCOxm",
+	"0KBkbmqq9mp272MvZa/krX4O3Q0QIKlYh3HiLzOxCKDPTz/H34+gR1dSV1jN7DJyIQUk27VB9CJKRHx+",
+	"chJY7hACWaLzkLkaxOD5yTOKzsGG9nN6YZCjbydeihhANW6sRe4t8Qy3wD0FScL3HwljKGm//4Y761vU",
+	"ePJnWG1V4E+4rynWB6utinFrueF6vMuEmYOG8q6pfX06BaqPzH6XzFmvWtChCx//RgL5sKrTRjtY1M53",
+	"rKvtimNyXgqgAkG8FgOk9GT6jUr9Qk5p4By6VtWFqVSol2cfim+EPCHhXiURid5ervLsrSRtSodDSknb",
+	"e+9zIem+QtLD9t5tbZywco1s3M6de0ygM4dUCVLgnkA70rVmpY6c/cFWcIlWiSDAeCGXnF8qK0iQ6XSX",
+	"hFGcMy7O/V8UAUdnn2x9GsF8/gSVrLtW/553rb97j4KifZD/ITzMthfiN7bgTJxSLVeDwFNZpF+IhOJg",
+	"RhViACRHMBd/I/mWiw1lm3HhqLeYh0x2HAi71+YSD8jfvOKTo5Kua7UUU38OCL4zj8/18JR/W9qbb+KM",
+	"PI4HpDXJ5P8QA1mWrNe74V26Q/b2o1pT/JjAtti6SDYB6fI60fvHlKOh03zvk50dpw83er/URi/Xyyen",
+	"z0LPAYBaVYd0/V7wwcIWCUJtbz8YLdWrHlVgw9YOTBVp6r6e0XuX8Eb3qhayRv6537O03K+JmllINjy8",
+	"S/jK7+rTnvPxCs/127X5EU7r/dZENQ79rbx2YRrpqjrZfw98KYtgsn16bj446SoVkOGCin/cRcnT41tS",
+	"bb8FZKr41sbNi4c0bk7soKeD1KE/oMvhSqlVQ3bpWigvpGKKpR+OdgF9EcyBkfi6kjOEVo7uLbzoIDJq",
+	"64WYcJ8UJZzHHup4qJIscyR0y0PGjTJz7beSnl4BRvR61UP7V4dsdiiHMbYWN1IzgdGGTB5gA1rIFezL",
+	"HLwyuSjUSpnCMQUnTida0+jJYWcHettjoG5qIV1UFXMFNaMwTzDjoQ9gnWMxJnk1W3hmTqlWNi9+Bot4",
+	"aLkLNdNGY76wpJpy9LRA4mojfzjqwvTbALbp16r26jA4FDHddVTgn/JxG+gzDBFhbP0YGfw2NvQczT+i",
+	"D4+riZi3NEp2Pd/g3mq0QejVxFZNLib/B0gR17WfCiK3hd96GCOTLr3IxERN5do1VDBXy02KSEYewAay",
+	"YXc1VEPi3Vcab9rGo8KQNXqy18kTznFKv+N3BJ7gjzFKnj9s3k8zHV8GAmXwzatZLQZ0Xqa2UBAAyLWB",
+	"AoGpVqa+pGc5IfYzmhrTR8I5lq3LsO8u7LG29nK2nNtZfVQkHq6wMSFl1Yt+vFtOsSihVf8ZDCjMsYUg",
+	"8GqlZOXwfW9zAYx38mEGLsVCCr44NTrRVgqKsW5UWZ5SDjVQlFKWu0GUUXeVSijsjcgDuFqe+U04W1fB",
+	"kUbxpiwWoAjpnJ4bLixh5Dh1Q9cU9xJ5prmMNQw8toVwJ6131dKp8lo50A6YXBPnzvfAX/ARhGCisHuY",
+	"AxUaG5I9iynJwWFdtG3cIMGfn7wUEKQbiXfNKcqoceUy4bcP5bYmXcbK8q1Pg/APZbiTdb3ddSroAHBK",
+	"CncE8gYeVkO5yuh2iwwMqBhh9jbYoEDo9+Y9xapAKYKdTDXX4X1/VSOFRErPB98kAqBA2Nzgau5xmG5f",
+	"WAc5TVOd7LPHdC/03mEC7QDwvfA8AI5s7d0oYiimQ9xnrCuz7Bo1PDZw5tdlKdamVM71e386XZ7tHXQ7",
+	"x84jGqR8y/+s60XS/h7t5Q/vO32L+M6HbtnbLXdjAV4Vb2S96Pebgvw79lfk7etsuhvawWi7aukCAcSH",
+	"7yNdtzC4LUGbCil+sRM2XI6vn8Vc4Hu7z5ume7iiuWAZUx9QB2UMc9Q06O4mgQB8haTAOuWnr1ZBJ8Fn",
+	"xqHUsVYlVUXWN1ZcaTCAZ1Asua6UkCtZ1cOReFVT1TM5n/Hexet0JPxMr+h6b+lHvh8d5ag4Jq8mTJQy",
+	"oXfMB8XmJOY6oFaga69QgT0+7rzjG7Wrd3F9H3pF+94fekH7qdpzPZ88tinH7lbcNZ8Rpe/CBrKrOzGB",
+	"jr3QOGIl+DBIVcIWi2EzCPdwNlTjyEKuGoWi0HU4zBAsDQv7Q9oJ01+je6rxhpiWSlZ02thWqBTa0HZd",
+	"k1JvAli8n0WJDdTKt+L/PzjzEKoNIKedOnLKOA05MoP8y5zd8LnMt4JcC+1qW204woUQDdjBNBuKUp8y",
+	"YcsiBODEgP2mdgYaGlcWahP+E/o1JEooP2L0mioX6sq99jUU1J820IY3x1YAI4P+UPRvhmZNmDpdO1XO",
+	"Tjl/zWD1JoP7NHyPYqHKAoDuQPRCUWPi1HRrWnYHaP8EOYFXz1zVjdB6Tr8SWBQmYufD6AumDmORoRPO",
+	"jgE7oVqT3C/9ZaFhwdGWw0lC7KozbhzHRHdV6/qMuBqlihwVsY/KbW1fIg90ipInO3ywmcDENahZ7PQj",
+	"2grL0KVYVfraXwjkz93psw0pWi9PXpJ/Oe3lPpO0O74aEwGU21eqAZGqZNsi3ZCf0kHz5PTGQkPK4ZOe",
+	"6oznX3yRPVlqE6o1DgigQW0rVHzQGaQN1n8URQummV5YkcbU1/vWuW+MIchuqEwNvZ5YWypp7iDDXddq",
+	"6Q65jeOKnr155a8V6oqsKrnpu5kbU/bHz/NAyGFSjnnv800J9989WCt9RsRbOlGFdqtSbhqnOnqcTKpW",
+	"UnwBI/xwTcDfQCDFzG1MULAV67rDkfgmpGEAnF1B8E5x7cc9FzrdDRrzNhq3ccb5wvBdNCHwxRzdA4lY",
+	"9nsNir/xXp5VSgGoDVU+ggLQUBTpEoC6c7htcjKFsMSbtH3/jwixwhfLOL1G8JIL4ivePpz9ilOta7g4",
+	"HKYTYn2dW9gbQ0xEjEhkRSRpbXUZiHzc9l3T0knwfQQphOuLYFNjBC69z8uQ8sMREB5JW2EYiXMvBmUJ",
+	"6+Ga2b3QKWQTojxJ3Eq64m1EOlHIWmMbkacogZJlQy/mXW5pM1ClCnCvmDNR5yPxAyS0c7doeQBIh7hC",
+	"bmx1pSp3us8yylLaJwDeSggsu0wlmM+UbIojgmGZTh/3Uj/bbXO246C8iNtX+1lRtG72+4goNlq5x1ji",
+	"Q959BESlqnDSsu0j9tlevQN3IWhnh1/CDZv1WqubQ/Ij4bn9qZGJ/ekfyhB1ZbKJVTtp8uSQfg/pDzQR",
+	"yPOH5h0720gITTYg+UftrBjt0IYKEFW1nSuQLXiP7s/c606Z/Anm51GyJZMpv4dC0UPaPCwZ8m7THu87",
+	"+uAX9DaZcDAjf6okuGva8ixBEjmxI/9NXgNcFkI2Mk+nP2lbeW+nqa/IiJuFni6CoucSRRGz/zV7QuCX",
+	"BcjzkfDLmOiAVE3rDU8cAzY6TmkLqQYr9Tz/zC4SBOGOWTEoNPxfgSB0pN0lzW5OFrKuGxodOXAS8UWV",
+	"pY3+iIE0mwhXys9HZshZKb11kWi4OungYdruOAEi5XaDDoZ4p5Ui9JKkvIKnAOYeJ9iJZuVgRxrWKaRr",
+	"pKljkAZ8SNIYznXGuj9YAxxAd7gL0SKCuWUVtrMN+vYyZPTZKgy9UwfdkdqXhdQ/7Q5LZ8t2k65jhhjL",
+	"nnvMSfOff/R0tJ8OQKaCrXZHdYZ/cFrLIJH7BPK2Nrc3/ypSWsJCrFS1lAbI2pPsny11rFTyuiVVIgtS",
+	"+uSuTJdwAg5Jcgnb5A4SXD7BdJVdq35ApgoshTiLnNkHmdGdEoySTLoX7+RRxMefKgtk907YGWp4VTS0",
+	"dz6fHdhPutiJ/HQA8MxK1tNFBwYKJQpArSeqYMUxOa2YkgNF0ThAaRISe5LJiEiXgLcQ1LKcoD7AJskY",
+	"1pyDY6DeQAPSyzqAOw0HAjMkEP8CqwVCKgFJt5F4qxhc2pJmG67/qOGR14lFIuRQpCrmOWFo520VUlRq",
+	"aa8TvS8AvvPHnjKOO9kg7WP5HnIgHkixwMYeCZPhVopFTIlAzfKzdrGlXZDGfTvt4hA30XatE0YSu64e",
+	"0LWXFsMfoH6EaiUqrU28zE6Fk0KkVP68blXAiGvt9ESXut6ATzv8im5tVOZzzATIyb2c0zd1Hcw/W4He",
+	"oc21Rl9SRsBC0X/e7zDP0jF3ADlx9kPs6t+oXwSA62ohS2eJZyAxQDAqsGV/uJH45sNKGphykpyDiErj",
+	"8kzksf7oEmuM8iGak+uy9DYmhEXGGLeXwmkzL9nvbsUcq7mX/W6yR3KR4aQ06q5SQXz35bF+rP2VsV9J",
+	"p460iYkvEJEDWxKiJHY6XQdUY45Swr3C12H8XHptb4Ef9Y5GyWq6uMucgHSaA3h33Ll9HYlP3Gpqf4qv",
+	"3b8n8DZeQJiB0afq0mt78w5CrKMSUtOPGYUC2qgb8gyrOrqMnzEHHqa9V3JWg7Yma8BFgGpQW2yAywe/",
+	"kxRMYl1OhWU5Tpk6S6pbdeLNASD0KNoSvF/sEsH9OnkNni5Aiwa/zkQB0vtal/U4qUOV5Q3QBRGyQofU",
+	"FIMG0Xd0nzW7Dy8OOQaMGPZ4h60qOynV0jFST9bCEHPIkxJmCeI680quFjAtgNA3qKN/ED2ffOeoYq7E",
+	"RNU3Shn0dXGys4N85ulmWqohTaeeRVhjh55B7h0xAcp0WBO1sRSMASh6uI38Qfo6PjOorUUuJUq4qDDd",
+	"LRP/OH/9ozDK4X1qRaHUChIWwVj1Vx0imcFzeExhrvOyXOYcMM/tul6t60v8PR8yQHXuD0ce4t6wBfgb",
+	"XsSJXH2oVWVkeekfjO3Ck+RGTtnXO6zktVNYJNQc8jDDAPIMwJSgPy+fh0Jb2sfMG0CEOq5BG2ArvIUT",
+	"j4sTXrRtxCCvFBVjX1pziepRjqD9GfFY26Ws9ZTS5K0ZcltRBPe2Fo9tU1dqaF6pl5suI2Ko3cr6Q/UJ",
+	"RU7WSr52qrrWUyXkFHAgXUi2TA4tDkYVwql6vcKa9FVliZ8Rb6EBZHpvuYwbYUnuSTHc5Y29R4Pp0b2w",
+	"e4HzoV49LQNORPeDRuUf373acTk2zJ5b+FNxWkEmebU63ocuo9AqEmBf65o191dAH2MQiqGFIeRioWwR",
+	"KbC4hmzYxC/AujOv9jYxYlowDVkj8Uuby1Vl55VyDu0YeSO1F1GXCLQQgyFytXKdJTaEeenvJbSTerNs",
+	"2I2bsMw25ElfEUe/qZVWXcoQIu9zPh/seA6n45OorPw0fA4N33anPrq3OqIPSCUwp/MvMUeB80MYyYSt",
+	"5ETvkUUBZQ3rmtyFp7EwgdJZLlPtbKbL0omWec0vdCiM9Pz2L8lrxcbIpZ6iU9P3CAdcrU2tlyoAMFN+",
+	"3ArPdm2b1SF51NVyMbhSG5E3vkvsw3FwqS7lkmZTFSwtQfHqP7xzSNMtTS2RVfviD6LUV36jLDVQHXo9",
+	"rTcksS/T/l2yK2qL7g2vVdqyUDFETGz/R9aUG9afSF/KunZeitkqznZFmttxlU5b+Xcggx1W1Psat+87",
+	"6a5+9Dv1yeGvxvMPh/k2r36Nm+5rWctbvPUa9ss5bsb7L0I+SEEK3pY/T6yp21Nw66T9NFd/d1TIBl0A",
+	"HZerSjmiMQ5OAjixLfsFHicgLFC0ZLlWY6SICyY68Q3VFlPn2z42Eoi//TtH4eAYtZLMNMp70VWwy4aj",
+	"xIjbEX0Kpnf4VBqD+iatroE6g+A4kGVpbwA0H30mwO0WsLoQ88QrQMMMkDFkjMWDE3Qv6lQkYUu+eioI",
+	"ibyeLrpZ2YLXYoBLVTEUay3y/7544lfp4kkmLsifevHkXwyb0awS9uISm2Efi7FJp8EW1DWBZy7lFeaU",
+	"qXAUT9OtouvweahNJKh0bQSsBIODNYV3xnWQiDqLcUAO4/GPOQUiLmVNGO9LW+iZVsXlZJNzsTiyAdXT",
+	"xVNKVGqvQSwV5/Jmp1IvQ6Xnixq3r6xrv2UB1A2mHamriYt6A3nUI/Gj7So6d7UsiVkbSg7hejqq1iZx",
+	"uIVdO+r0KKAb7nV6K8boq+9cpSfrWlFnFpLyxmBtkovUrVeqcqrAitLlONav1NbC4tKmQ7zqK9Wp2GE+",
+	"HZoZv9gJzEmW8G8iGACcDDokMTdlmX6wecs3MYDSQzUg/bFN60As3Tinw7h3kc5wq/49FiK0BhRg/NNC",
+	"lF1Oxi2XIKhE0U/J4P+KyhflUgXDSWKlypv370DBokPdYxz94Lf15h69IW9883jhPlrkeN9d31qtu4wf",
+	"/1FR8NH/hsgLQTh06w7rDqsOkwmCx6TQlZpC+hl5ncm/R+6G5FLruBIiJ2s0QQo9mynGA9s+kE8d1MFh",
+	"Jbt0aPBgNV0GurtEhnhvMaVNgfSQ16pAWBFmKW2c+VW5hvyrrQxh+n2Qa3eJ/415IMNwSYS84CBO4XIK",
+	"UFiYlJy8juSt/HoipXUNMrpeqCRIE+QgzGFjvsI8+Yt8TLEEDDSjnsWys62Fof5VczEir1h7JCPxTeLZ",
+	"IogRRvqAa6aBw6zSqyA+6Mc/El8FYDQ/cAInaSJLK1mVOr3JGN0Fb8os4srvuRb90lZrFSsY8V7lXqaz",
+	"GkIDlPDjhl0bU7vO7Qi+/PYmowu9/8Y/jYUxrBKh5yOppmxbrqQbZYFhWjrx5uzdV9+h4QqgEnu0n5kt",
+	"AW41XHw1eDv5PuSI2AaCOnFvkO7Aq7+Q12p4D/fh2TZxE+rVENmDb58241qYN7KNz+rlTKolhJVOsBdI",
+	"92/pD7yswz3KdIeCPMbjoL1qz9rNduBypj+g68HvwF0hOugaZbEdEODKGh2WAEWBEztuS+IQP4oL6hgs",
+	"g7bvXOqg0TOqYUflQogtx+6RnRHFdVCPg05KujPCa4CKi63qetjrYM6o8Djm9WAd2G29zl3ZRwkoEcM7",
+	"b9XNgqL58uRlckZ48iEg60UI9P/N/pyfxJJjw2fw8uTFcFea4D1GvB49PfAjlTwxiCRaXTF9muPhZ2Vw",
+	"Sxl8n+76g4Jpx3Fifx+wXOpeWu+qRksu6DQNestZol2wOhPHU5cmdLDGc5Z+X/269kLXdiujDrrbBaS2",
+	"25j8Cf+kzRy8BaUyxB3JClCKxppkudAVESxG8jnJSsWEZjIjOxFRd8mYmBlxj9ImNoIN/ycKHL/32ll7",
+	"n2XHlucZXXWSb+oi3T4HSJIkln5AevLW9R8CiIgoFr+GPs4sKG26Im5tJmo1BegJXdD5HWWS/VWQkEWG",
+	"9KthJGMiCj8ESj+mDMdIU0ypMbb5dKlkZVzysacOJ6U/tfdVMsMPBb0U24yn7DAMimQW0+X4kwAxbU9A",
+	"5618lJ6ajw/wdOaRwhIq2l27Gb3DOQTQdj6d4DJvYMkhJGOaCKpdzOLPmrigaOTj+1jaXDuxWC+laYCQ",
+	"j8R76GApp1doJOGvcMyCKVmhTQA5OQh3dAp/camZkDWNBCTYXa0u/UDytCcJ/creLDmyD0biFSOqLMGh",
+	"aywTkMI8dfFFJ71lePsW7QqGWSp1rbzJFVaqs8IA1hNnKGC16ujM4VUjO0+SGX0aox86ANJq40cNz8Pk",
+	"XOrC2/iAPEg+j1i0n7KU3G3eEHZhW/DhzgWjxs/IPaoxqZh7NMMpduLLdbmXKdaua3ClARAzAXVC1+nE",
+	"ftZxtkQz7ic6XkHW7RbJuzWd49/o2OxMS3xL9YV4YJ+mGkYqcgP6ckShkNOpNySa14mYy2s1borQyGcR",
+	"9auGQ8jLoCu1AhzRVGx4GcEiI02RCczVqdPmVkc7xlwbF8mgthglpHEPWSDbqw4R8Bb+3jwdB2cPJlN2",
+	"Ix2VeX5mZ+hS/v0sA+BhOsv3pKlk/aXR6U7pqY6mA/dxJdIdp5pDFAfBQ4d4RpL6mOJpZeDASI1TQMQJ",
+	"Lomf+H2s/FtOAKvrmZcGPwYwh7lcuQS9sOF7iBEvKFCE+hRby1KAtjIS+UrOWfUBB3SOFVT1orLr+aIx",
+	"CKa/60jJvLHVFXmf879/s+1/QBcJVEjUNlxDBE2blMj1QHrxlN9/yeLnNL27sghvawemR4U1xhZz75/G",
+	"JNwWG3ed5ceCDZSDI1QOjhLl4ADXTIdGkRiN3vDwIrgt7wg8LP0EqDogQaDiYSS+jMBcDVjrYJCMobaL",
+	"+ZlXyhTazBHPFr7jlZWNqjkO3S1Zfth85wf/Fvpwlgz9UQqj02m8F57gzsGmldGHiRNvYb0yM3u/Cb+d",
+	"nb1N+W/Dd5HM7SdZEdwYzPaxS2RDepwTo6RxypG4/eDzHcjqdrKqn4oaIjQ09Ul2x/abYoAFDV5EbIH+",
+	"Os7oxOZdE8l/yMaCfyL5suZFBifxSOT8r8vaXi4V8VRgJAjzl4lgQ1WN7yAYTMr6lzL8JVxD3SIl2bbv",
+	"YJYfRZQQnPc9C5EIONyLQhAg3CNxfEIKtgODNDz10RipCUNCsu7JXklWv69Lzb30sNwHt1iM24jHhkP1",
+	"UxSJ237hfim4Hzgh+U5agBkUC/BjeEst/ikREd5iCzuKdR5VUCWUN3sqey0xAgVfMlbUeqmQricCwU+p",
+	"P/VCuYDaDyFdGNAl9jJPuTiZlVw7Udl1rUSpatdGk0fjq1hqo11dydpWThQ2Bo4H5BjvBZjP9sHLh8y5",
+	"cFTAdwbZc1DXkXUH8xpXxdOEGKzLZVypOMuD9LZZMqhACAT4AQ1H4ixdFIeILhOVuuFdpx++63NiADdA",
+	"OkdDmgmhizgZz58nILW1rOaq5lwoCH5wKS+WyDQWSkxLqZeQEYVL5pcZ44ocEYkkLpVa2arWZj6EvNUb",
+	"CWholNZGj/NmK5QsSqYaqNtkpO0KYrE2tS7T7zDZhBvzfzLeJB8cP+DwFJUf06BDEh1NZ0EliV2sfF4s",
+	"arNGovf25BkArsUZ9ycUIg3Ae8XMdadpnxKSAAw3RH68yboOuRtthSWZSSRTSmVDN91vg2YioSqhASDx",
+	"hB9rc0DsdYXKI3eK4HMtDuR9lZdZQn7kZU1g53OquoYMmFj6ulS1xHLVJsB61kZmDwDuWDrKoHl2XU2Z",
+	"RoOHQABc0FntRUmOj1Gpap5h0jHlZyW7glip8LEheK/4uDkY5A3h/XIMrg8XonUJ3lPsp9XKo6JFtPqy",
+	"L/6T7t87QvD9XCHfAqXY0kZ+j0kWUCv2AsUmDTWJXTj2rusQcE9TWKgkvMnX09SGdT1OxKwGhqPt6PLT",
+	"FAxmHxBt1wl9GI34Fkfjz1IxfIudelvbtTX5u12NcccfH+517KLkbyjvTaLJpJjSX+mo1WfIQtzkpg0J",
+	"K0jpx+cF/gx69bbO+3KLExMDTmZmmRVTThdpZ7lcAuK1qWb6NBL2GZFD8slB7oWP8VneuTfvoLhA7wBu",
+	"GyzocDr/KU5xcAe2JkD+Zx1p1o1vnyve1+I+BsGGi/RaVYWe1hlWyUWb3Ztceul3sabYwBCSEVJMpXGf",
+	"6zjWckXuPdDXg30/yHEmLivlAmj0UFBeWG1vJPeUwfFYabzkb7j8NJpfXMBGgNcsnrDG0K6UEYNG14fB",
+	"EsEbm4SMIrjG0E9QxPGzWIGdwf75RRF1YnsY4NviOn7GESBuWgTmk8EutMAdJU3T3xB5Bxq+1dRixMGd",
+	"pjWYyUSzFekNDlmWOHeNTkIEm03MaH7Eb8TauPinyYbI3XG9ybuclhD0eIKj8Rc7G33D4l2XuYtWV7vb",
+	"BehQDWKahtnVMhpZreu098PFRbB+cHUhnWPL+8r191u2/4AK6Gn49GEon4Jq0pUyBBPBpjpxYCYbKADq",
+	"EHX7aerOQS5l3D0ZJqV9kH4yIXdg1JyebReOjET349+RQcjvdm/IkXjdRZyoHZKVKVGtsZ8TWy8inhr5",
+	"HY6vn4lSTlTJS/eLnVAso8u7kK4b1mxcPzuWq5U7/k2uVpdejP5iJ+74t1/sBP7FNwMkTMXTHPwr2LZ0",
+	"28dgGFBXENWBDfzYYwi8igHmbmz1A57Jh8JijTYcBD849KhbCsewMhXmOI4QtmCl4jWF0yKbiwvMg37f",
+	"ICXVIIXXPO13IAanoZ9Z8hYOebPGdBPysdHayNWKU2zR15R4d9gxk3iMmnKrEV8Mr6Xiyu+9KBBIRu4k",
+	"uOzwb9DnHsfDQY0/UprrLQ25KI7vyKT77OEgDwefZT65v9uxcQz61v0rhCkDgW8RM0sIqED2uU6amh5m",
+	"4baUx9q2wDcDs39OaSZewxhHPe2wr3BhNihW8CFUoDZBfYusxkGhAzmLOXd1wnAMHtigA/DSYWDIXzkL",
+	"RPPTFWvIzj810UYNR+Lctw3lApDWjyXsTVMDpFxrDlCAPT85wYtI12m54xkvRbf+Z02crSgKX4hBK1hV",
+	"W3sai6+37nBHPR+Omau7QyRnPXH9j5TaCRyCdn2mw7Zsh8l+PMdYl+HdI1m3R5MJgzDzvA0+C9qPF7Sw",
+	"IUg6aTPfL2aTQOQhyTzp4ztru9opl11+qFdp24+S4rI9nAcj3G00DVJkDblIOoXD6OtGfOK2nbnPRJJk",
+	"PW+TRJLOxCeZRKKb+5hPXOPPB6SPmPRD6MHQpkCLkfF2CTdrMNkksDj5EMt64q6IdcB8MV7AdPlfp9Ba",
+	"4giJ2DDsFajWxo1E3thlOYZgl0qa6GeBBBWIwDo1rVQtBjNbXRg2xSlOcKTNUb1QR6W1K3htGMt9IiZB",
+	"7AYlWKQEtJ0y5sIMXp68RBfDjXYxqy9GsjhVg4AOakunrNFe6u+gvz316thCVqrIh6d+BS5MDzNECtgA",
+	"6pPvknSRZKKJC4wjh7lrUvN6A/MD7iZsi/NW1lXlFY0EU2LjJxpUqjmomXIDWNa6hqqNCmBwGqI60iNj",
+	"/gBxiJwKeWGcmlqDUf+GQnJmiN+hK7Ml4XzwLw5Wpay95PE61GzGFvFwdGF6wu2JqLgnQzRp4VHD7Ek/",
+	"9ilJ6Yp9DrHfsQFqjJoGeiDU7psys19yd+lKx1NZy9LOb6szeRkIFhc5wQZ1hPGEDyYFtumRAwc5VAt5",
+	"u87L8LmtANHlwvizjAc2lfFFRzi/60C2NLGvaFyPoo8pU0Nsk1UxHmevHkS/H5x43BwovvtgShFN7W10",
+	"I94UNDGfbNlBKtqmYYf9jvN2eHaLn7JNLPTcar8zyWR7tb7xn3nyoBtkvzEdN8XmDx+r/rvyYrsx5p1K",
+	"9j5WiMaXnjqhi3viRe7cxmt9FD/RbRB8udYlBXhBp4pht0LXthJuYW84odcpCCPEQXMGNRgHvkt5YDnD",
+	"S2+zUpBFfWH8fwLw0rQEPNzwEaYA0QANUgSlmtA8tRF5bLABiu77i1hOSGY2kObCrM2VsTcmtp9iTQ4p",
+	"WOb19y0OEu0bm6nK9y5yJEMvTgni32VUm+yyC0NMGS4TVDnhMgH5H5i7TiR0dvKLmtZuzF9gDPwKQkni",
+	"7bdfiRcvXvxVFLJWR7X2kzdX9YXJccVP4w8Uon3/ijs819dgWxVzVYuFNjXwsaoPtayUxMJCbtRbNxj1",
+	"MeJ/OxHThazk1E/ohbEVhEWlBmBcyLieVEpeuUzkgKM5sR/wY3GYue8U9Al+iH2PKMMIYwdahLCzC5Mu",
+	"4kj8GOmaiLquQ1eArfleYxXwPSnuf1c1t/BIUaPY/B6qEH86kz9/arczrKZXiVvjgB2UyNHbXdQHk6Y1",
+	"/B27PQKulpskJFKtjQtu+9ajLCfMhQEwxn1mLJGI3daMxVG0zdjDUEKaVt4nQTX2qMxhjY2y6+7fqxOm",
+	"c7/Le71PN3wgffAWDoM/hxp48E64bRZreP1V8aRHc4PoMxe/9Fog36p6ulAuEyXQgCfwJ8nHGpDXmZBi",
+	"VUptjoA0vMUEzvUr6esXZoruDAfEiyCtlQWHq4llROAcPMXCP/drCVRwE+lUTnJ0UirHslZ7jaNcLw39",
+	"ZbNSXnmrLwzQ9D/PTk5O+ImMnAlGSAHmOHJAomPi2YlAh6IbjqnpWb2iJu3qqFTXqmya+UqUdq7NhUEy",
+	"CFttfMsCGv7i5GQs7LWqxPn5dxGTk8qSnjpxpTZipY1RRQRvTi6DBWK5L6yrL6/UJsdOeVVOl+rS6zkA",
+	"W9PbO107MVlPr1Td6FPmh+rVahokJrkBYW1BvuALw/9EnveOS83PcrPu4lbe6gvT7a4ek+t5p7eanNRN",
+	"rj1BOG/I6Ul7DKv7Lsz5+dtvj+ZrWRWqOBWEvZiBP2sip1iZVmpzdVTaqR8c5Bs6Sj1FjuS1KZWLqMOT",
+	"TWMtLwz8cASYpoOXfpantlAid66aXU5KO70i7lMj1gbyToEcgzIbbUWpg6rADRXG+sXJczHwn7ow+Xrl",
+	"6krJ5eXayGupS/+FfNg4pzmJqRzj8V2Xf/My+IFlwj1eCtzGvhthWxs92S9uv5RF0LT/2JfI1zA9EyoL",
+	"bF4nIhGqD3O1VEaWx6vKFuvpQUg5E13ChhX8jhgsbaFKl4G/0CFgXhDqzJUBoWU5V81SVuRhgJJJ4Fgh",
+	"iQa3kX8YuPS9BTkSb7g5f5hZRz66gcxbIONvlXXt8UWX5BRcxiglV5hPpREzHVhxoFkoiwaWPqhtwaFQ",
+	"90ciZzHLsBxhbuwsUJ2ggU8Pduci8Bgf3O/9T6VWmAGb9hy83+EGGcBAEAB22OcL56ebdKLyw/fKzOvF",
+	"k9NnJyfZk6U24d8PmxxAE3wb5zdPyCfp9d46rIlM8b/5Ge9PCjgrCn87tz9CSLjb+ejIOj4SP6Kvr1Ji",
+	"bfSva5WJQHc1lU4daeMUkE5eq3KDeW5XyrCKEgm8QdPC63dKwbuOYrKzoqBlvSdfEEZuqY1HCuCG1vej",
+	"/vMqPagp/0nEX8+KomM7dx6J3hvyFnT8fHUwFD5eGt4amChltm7BvcfqLHwRa0T4fbqMug8OvXKpzeUa",
+	"yi0maiq9Eo5vVVRyhixoaqYqpqzVdR+ZfXraDvE1hSv0M6P9fTDaH7SfD3BLBem+P4Yf78QOo6R3e5w8",
+	"tDS8A0n4CQUnD9wHt1Qs8VuHE2oHsTcObI1EDsjcaboi7iKIhq2p0/QQcGBbzPIDVuVSeb3hANl4Gx2C",
+	"qOty5Wq9BK7BqXX15UpVl2uj6xzQfaG83TbkpBfWs1pVUPw6bkvgyAbuv7Z9Nr4pdH2/mgrSEf0eTeXB",
+	"zyaRPD6OtvLHvBECE9qtNBw03g8w/Etp5mu/z/GN6N4lwO1yyWhu3oAGOseYAeOtc3gPT2iCozVHnMzS",
+	"Tik5DfhJEi+mrNE7x0hiQH2KSOB2Jvyh1vO1ty2UKVZWm9qNxA/YRZAg8QEq0SE4qUH+/evXb35+/faf",
+	"lz+8/vqb78+JM77BQ9adB4dRwMlal/WRNsLOZhAfxwHmnF13BA9ok4tBMKJz/ltGQxf5vLQTWeZxCvwX",
+	"prLMhwlzqFxaRClbHurXIEcqrKMsRY7N5WKmy1pVKXworSdMS4FQm1BTPw8RUWSJcomXJoeXMPG7B5EY",
+	"99WeXJjoeKBeIFxdLUolqTiflzWAgFLPejwQ+OvBuXhv8fH7dTvgXOwTicEXTHPxyebZxYG0ZEYiiOgP",
+	"UQ7ZlTJypUc8s3voCLQTr1fKnL15JV6MTkYvRGGna6zowoJBU1dyGsqb/XmEuH6IroeK94w5uKn+DSoM",
+	"tSP6s04VF1pe6a+pyY9VdVteF9MzslHM78Lsob6N1P06T4Wf7Tj60e9ddjVdV7rePDn973+lm4Db3t1q",
+	"shHcxtVqmWyEVWVnulTHS3UQKwXwq5BbtlXLbucKYmJUzNmKrotX6PJlmWM2SYDrlFLb/vHzO0KLgCsB",
+	"Kvy9yEdkVHyGYI/8qK8UhpOu1Iao7bIQDpVMr3VE9Frh6RbtlhjIxqgSRIgGYmfn1vxh8wbn757tL9/E",
+	"wfWW6Wj8dDSzHH6vlPsoYdXo3ypMGe9KAGdINmWlCjvt3Y/n/urELfJWfW2n6ElRZhrdyJz4Adv/VORb",
+	"Mi8PPN7h6CB0BEUoMcod0yNzt1LTXAw6vgS1v8fXz5p/HXbLN/ij7+VTJ+yNETgusPNd0jC658epAiWn",
+	"U7WqHZycdu8QIcMUQs+NrZTrdCf9XdVvYV73btVafaiPF/WybO7Rduigcxfiinz37ofvYZh3LfDehqVO",
+	"xV47N4SlXPbkw5E0myNUWtAY4z3mfi2POD/iEIX8/L++F+F50IpczbUZB5bEZiGBbSWdu7FV0UPFef5r",
+	"+XXo2j1Hp+5TE0vGcZsgUGOqP0m9rDGCdGM2Nl1/LOgtbS9ImWSo5/SjYuBW9gpBaoJ598a6el4p/9yq",
+	"srWd2jICe3UnvV2YV3XM/8X8kCTxBCNyZEw1M4o4aQhhBy95R2PueXFh8ov1ycmLqf/R/wX+pf4P/OPC",
+	"uhr/cIp/WNmK/nCMf+B28I85hI29TpHrIkc+KlQmMNmnVbU6SAP4mZ+3CxPEvL96XIajAblAdvSQZTOO",
+	"I2bvxJwYlHxgsiozrTYrYLTz0tvVlG1+raoLw/RU+EU/WGC2XKjpVZQX5+dvvxWQXOMN1j2pNbIoKuWc",
+	"aiTXXBjKrmmkRyUZNbJYapRey7F4yTgb3Rk2CfJzKFKdcgVd7cc0R1QNMMg5RwkIw4L88qoUjLZZBFsp",
+	"Z8truAV9J3Jtrv2hu/SP5oSFCQgfIcktmexQPBdSNRAMzbnSGzV/W8Hln4tBqSerX2MhwnAk3qIXzm3h",
+	"e2UXJiFrRRi/qOmNoz/C9zATfnNm8eT5peFdLeobUCVbsB5pnhZc/ri+GOiJuPSDAJfdBMiFXrohwflh",
+	"khfnK12Y/M3Zu6++Q5602AyzpQ1CUlh/JW4ilu/JNZq08KiVuEk/9qZR8foij2O43gd8Z/uVY+kwfOBM",
+	"qz9oiJivOSEbl9uOC7NTe9sbJY7sqMnCNq7TBASOcThEY1cQpwaBONZ2PV14AQ+VV9JQHRKnmQP4T3rh",
+	"CFfrsvRiA6H0FiwzUCj+FZMVASFp7VS+R3jRjR44VpNBddf7YvSyfewPiSY3JumTYTj9VHa/n8rD9352",
+	"CLx79/beDdvTJeE67cedO+jkMaR2Oso/SeT54N1yO7MxmfRG1uq2pD32Wt/t4fjaDfSC48Sc3BC0oj0d",
+	"JRH7GMlucaqusTIU6sTy82++/+ard+IZmimFdqw9knrGzOYM6RlZdiJh/sQWm1O4MjCVPeqmmZBiBktK",
+	"aecg8ImXSQySgogLswVzl7s1MG4TOHKwMyolnTVQabtUzsk5l5pSsrt2opmPX0fbwqvnoGMXCQox2QwN",
+	"00PNbBVNGjMfQwZB2/iwVYftEbCFLkyXrRG0fTA6Eo34hO+2psURhE7sDCPigbJENC8Xxi/DSLxTjisL",
+	"ZK2OgG9YFVtpyGLw4gQqHAwg7798TikJ+VtVV5ujs1mtqm7N2DeQaq1hsR9I0Pn2D+XjZ2kejSXawH/Q",
+	"/P+Xzw+4z99Z+4M0GxqV+3iXtWL6zDjNAB9zW03V2ePS2qv1qtfJ+E5BCj8EPI60QT/YzQLDKeijXkqI",
+	"fAtphDpaSh2PpX+JKBuxoEUapilz2sxLjKMcWRM9OXCS/fm6VpWeaUKIx0YyFhJBw0RiyzRc4zp922Jg",
+	"rJgoWUEw6Ar04kIYK6SxZrO0ayzdMkoVqhhCQCgVjpqwsafgXx3kztlLZeSkVAWLSgYYp+GF8bgYEMBB",
+	"YGpBpa6VLF3g65ITUHJMoa91sfaSDSNADvqiHYgWkYqWaakh4wKnusNXC+t67uybmIi/F4yitX5hnuvN",
+	"ShVjDM/7q40WnRAZ+gLwyn/sMNAKfjQpEHj+xcuHLQk4P3+Nk7ZL1v28vfXBcmru59EnI1N6YhnfctVL",
+	"3zmFOGb7wKcix9mWoAmZPAcENHpa3YfxmdLkcKJgAp0P2Um9iYOvk085BMGbYRI9tk3lQTEHBmqN5LyP",
+	"iDs5eu7J/W5bbmdfIINSYZtzeTch2Nubzh8fyejbJVvb8IBQhjg/++F7oeEWqTfNfd4fohDvHREuuSA8",
+	"o2z0Vq+diRz/4nIklPTdTe9E4CZDMet/AtATE9pFBG3AwNYBgg9f76L3RI9MdCAPmJLBMux1XVd64i/H",
+	"pVytfGMbyLfFa4kpYvEWy0fiGypZ46FwwfnluirpQIU/fViWeSganutrZcTg5fPnCSAmuq/5BT+gGdSn",
+	"FwIRPhzGLKyZktcLvfHxjQSpZyS4CFW8f/s90aCunRKLul5h7iBXGmPSWG0PNSeUG4lv5HTBS0mI62sT",
+	"dBK4wr2KgWCjpBtFhtHGwvi9hL41e+PVofoUtRKHkbF3/+c7zohwC3uDZha2fIkNUj5knhEjqZdY+ZvX",
+	"5+/EtnBFK5h23PFv+B//PoYPbSDfmQaFvJWmWSueoR63acnVhj7Wk1NNPYbk63ycThbwv4K4IbaxwsKy",
+	"gL2FovdWkrovctBQde4lchAlLTb54CGD89fpLbWfCDB4J2K16WdH/w5Hv78Dem6Vw3Sb2xWF4RUDaWGV",
+	"Ui5RrR1fLSzx422Rlk+wlYDcRQTN65RzXl6MkVxgKuOdgyQIJF9bZFaVcspgps9SSBCLXmY6cOyF0PMg",
+	"ETx+gxzja0fIXpMPb3mYx+lEgOzZpuXcTcVJ8YPW4T+wGg3b1Z9Rjw6oLjv0XBxWYBZWfIdy9cA76e+q",
+	"3rmNTh5Ljj+O8P6Ewg6Hb81bhgXihX/Lujd4Z2/h2yixDSq1KuWUXEU3C6+ve0PzlC8EcaVWDdmf6oaQ",
+	"y+ePliOynah+jSHe26/y3V65G4m/62tvObSsAVu1jYHGmIIST5Trgzl+BTxrKQTnGAZzV1ZCrt0lmTPk",
+	"qnO1XbmgtKdYO2FOOAAA1wJYZPWDiyMs4npQrRabfOg6wVtKw6Re8BOQip9YweDHK799tufvCMpuS98O",
+	"mPYQcuJuPI06dDeQMv660y+9Z7t+jV/4d3+g+Htrr5xYr1oWPljBef2hvsR/Y9mcGOSXoVRwuvDKkJmr",
+	"EWWbQluUazokv0Z1lYYUoviGKIQNc7L0wjOiDjXmKO0FXEaI1OslV8As5TpJaoY8HkFy2qbQJJ7NZmCJ",
+	"uhyoV8PT3iwBzwDI1p9gj0AkJI6Gmp3SxUqxkpH4J12C7DYhb4oqTqlCxzetCj/9qcEjCrlhWlf6NDru",
+	"mKbcRfi5ShR6Bun8NZLRVUqJQupygwFrh4CDlb0RA4zd8CMbNwy8t/EWzujW8VPoG+A5hPvLgflHLvWO",
+	"a6K2NFP+aTxN/nr5+sdzTottJrVS+habhuCjgl6PxFn3EENFTrg4kQkiL1QtdZkLXaslbBqA8NYuqATG",
+	"1pc8yDzDPOilmzPMd7JKvvOAc3YjnZh5ATncq5uErYBu0MNcT/tnxrenE3iAL05eNL5nXAOQTwzqaoNb",
+	"6T7sW2bk44lIjlTouFcFs936Ah6hc2e/jvLtP8t+SRAzW4Lr8x0OLX2Bg7mTNYJrft/KJAel0EVyRMYh",
+	"Mg3MP8R8+dF6hr/PlbA3RlVuoVdIIdbSOcL13KNxIErqcWFvTGllcfwbBPT7STiSPKWgKagjomgutfGy",
+	"3Lk1Vj+ElH5kDCdsfkjuoXQuawQGCwrtrsa4o89fXBjqF0UI/Ve9GAihh/MXAgFly81wJH60ad2+l/EL",
+	"JckVhUkIp4QCewUUaE6Vs4u48/nyxxngFAFpxHc/nH3FQ0NoFSOXGvECWjIH/gLDg9QHSvW6MOrDSlcb",
+	"glo8ox4wrehSljNbLdEUw8vTtybrdaWisMIrKuU+HUOs2H8ZcGSvlInZZy+fncDP1BkmJnXaX9o8m7AN",
+	"aZlSKSjO16uVrfyt89bv0ZxztFxnrjHN2Dmu1Wusnd4rKP/H8f9onruQtjDRRiL/xyH1hzjCp07QtxN5",
+	"uFSFllizpPGGpO0GTyBpw/HUXedUQPzV+U9JnXvCNw/ETBABDHLDTmtVHyHQbM6JKoZTphG4xl8nuAVh",
+	"Dr7CDh59rd3KOo1jaB+sXNa1nC58F8aQSe6v/L9dPEG9tU4HDHnmsdTq4glARfSXb2ahB5wN8tuu+XT6",
+	"/1KQpLOplev8MlFx+JWJl8bDyVk6x60DBEmifcdn9PvuqmcnDzsyOJwL6fh0jx7ciO3JYOGzHnPP2nI/",
+	"vWJQIBzG2EOfwDWFG6z14R67E17YaXYm2U8vT/76l734qO07cVUpAibgu6Gf1ifwfKa959dgGJlAv5qX",
+	"Li/+chIyhzNO/iGJvcuJf2EwEWCyCSnRCJC1QQNjJasakbRETj+eHh8HWG1k6rlSG9KR/Xt9WnRyo5y8",
+	"7C8we8NzxBvkfVXeG3WM8e3HJt9X5be24oYf2s/G6bzc/t6qs3Qz/OELGHB3gB2WDJvxOkj3Y4VhW260",
+	"jyIlvfefv3cQDZPhSLx/+wqtYrBOgV93Xa/WtRPaQG6vW9iqPir1dfucRszqwELToNeN6qUbiTOAalCF",
+	"bw/12uTc4c19pTbkbhKDeMr90etIO3oaDvX4wlypDVcBlxLyYMlH1FQ9nUUfVfMzmIB7TQwFjg+5FyjQ",
+	"A3AkZaC/ICMtGS6wNi6o6tqI8xeZyN2LMCCkTGjUcCdjjBnrjA7GFAuge6GyT2PMLgx+OKf5Q3/Cy5OX",
+	"VKZMk3UoZfA4JkdlqFIj47HXBS5MYOnNtqryXnoBiUIQjrdC+RjVC7+d0jjIhbkwiHUIW0a7HuEuBjne",
+	"5O5Sm0v6Yw6PdNYmvMV9Thr1+0rfkyyldt5X+pHQDNMOfJabafoMVtA3JRlIrMZE7JSaXt4dqQ9quj6U",
+	"+R8kZHyDgXWQmJD/3IQ4AZpyyKcBp6peKkqoC+zl4cVLXXzIgb1CmUKb+TATSk4X0V7zjz91nO3vByYG",
+	"8L/NQx+4rUHoUe0TFXSB5ggPTGUFDC+htt9/qZnNPERgU0fCHuVkJQ2VIhl1GmhWwiDoN0DwgfDpRtUg",
+	"ZQIXONiZV3q1gvorRIM2FD7QIEunFtwHqpgrJxaqBAGsp1jgBv2hlNFBTh/KMxHjAH45knWlEj2/2Pia",
+	"cvlQ1Fhi4lVBLlrGT8+kLpFZcm5tQS4LzL6X7so9Fb+u1ZqzMdcGUmdpdulqm0ozVSWUadDdhfNbSePk",
+	"lMkhhH+DABORUJ6dX0BxoKimJMpfgmK0hAsDWZM5FGfksQODZycnzDEDSnAmmLPnWXZycjI8RacIr9ZS",
+	"boh6fWHXThoMFvHnYANxWDpfAU8Qom1iszFX2DeLdzAjfZylzXSQwCPcFBE7tVh6nFJeC9jWt5+6sJfI",
+	"BkIcCSS07vzQMHXdjPuOsQwuoNhpVxPgtJyUaiS+gYMEOc2MdNmdg/9Ouqtv+CtvMQR3SB1MU4yQp6vd",
+	"Vz/Jvun+Ahj/mYZQ+SgG126O6rDfmKYDujkAeoVArtDL0gFiD/67xw59vp+mY0+/GKwTT3xfR/DXg8E6",
+	"Gwt7ju929OSNv48QIjbDsOazDAlq58iotX1q6TIUz/qZTfzd1ZgubfRyvUwnJ/qbtvp0xk2tVEXi45m/",
+	"L0AoJO17haunB9Dp9opRF05owfp7dJ81VFuHbi/WKYhYcFE3j9cfXnFCkNTmoBMlqa0S9Vex/AxsRUcz",
+	"OYXo+FuFDnG47Wovkkk32lI8Mqp3gQjrZCMG+ZbA8rd5kBHhH009qQ0nKI1Yr5yq6kgxIYlSSVRp5wCh",
+	"nTrlvEYjS4EExxLKJVaVnWM9xmlyv+EnKDG6EWEePD95NsxEKeukJTLvGo1hCpFvYvDcHzNEmEJFxl8o",
+	"BEN8DTH5G1kVpyJHXSP3JzUnZSPHbILwk63iT/Cc3wtwlfmZw6p8fCrqJbBeXiWlIE1I4sbe+Olkix1y",
+	"vCkXAnoYWJSdcP6dgS7UcmVrjOgDayCE2GEkXO7i9QfYATNtkMrWt5NE1rNQ9k+1/mSPQ54eq21ikMQc",
+	"0oE25mc4Ejl6MfLGSKD3oEtzwVHyAZhS5Q9M3vEgzWJiOGO2gjSxKT/D/IEZMgikuRA1zBZo1OlWQRXI",
+	"LhHKzcCXEBsbTxJ4gODvDUQyp/zzqWYEOG+BHxzVoEzkkJipiktZ55Ecknckbm3OG4m7yI+Ln8FuqqIx",
+	"W36svLNcXUk9X9TYeNiWcewLCRmX1BMwfjA9J34xdk+z4eBamwV8CSxlYG/ZLUUE0N9xQgkhkDnVqrUR",
+	"AwTnUx+QUicfZlQUHXKkGKkZPSY3Xk3nZaKIJtkI9GyQSE8dKm/XqnLEWcraa5Pr/eSvjQNFGj8KGmXm",
+	"2ijE66iD7ucoEBsPSDpkKfLFeinNZaWutbpB5D7QEQs11cRHiryoWYhJJMUU8PIRvnwEzaG1xCuTo8O8",
+	"eSYRn90CoISzqNb7p/zooE80Z5BrGk1PSrYRdgXsQ75JsbBl4bI0Xow/DGG5f25vWIIjYXGV3i0mWVnS",
+	"RpNJDSWMdTwF8JC/K5aANVJQmpaxdECTrydGg3a1G2aMiuKHCeCLCKfVtIStyfoMwNPGceL/TJwMCNLB",
+	"soWqJKvEDeEogOGvkxvE3AKDmUVt+BLSv06tKXSMwYd/okGhrmW5hgnig+MXLulvJn5ZO46ZgGLt7/ap",
+	"XXrBddpYI281pcIk1CcatuIjooxb2BvH2XGhT0RVKJ2j6iRIm7KVWKqlrTYISEB2etoyzhnI4BGmjKGi",
+	"fak+TCG9IR+Oo9za/T4jzrD7V1MlK7lgcn/TbUZL+eGSj2OO4C8uQwcBftqoD3GbDjr9PX4iF3q+UNUw",
+	"zG9ohxK8suTiif3Gs05SIXx13HBAtJ5mWx66j9vKJs/EvTtoHDuEeqOVjV/nvLQtNWn7qk/OB5zIMYoJ",
+	"JesgDJMWn7oAqW7KDflnmh3EzMbgJAiuG1UkvhsId3NiAzicbMWGPh1iFhAwKNxuOx08WALgu9+4xu1M",
+	"uPUUsUZo1nZqN85P5faIVuA5SU5P/+c5OybqiPIqgundyE0q51t6/TFkduYguikfRALlBajtfwl+eT/M",
+	"rr50dEOWIEMbBx/qDOm7/hGxULKqJ0rWkDPr5TXV/tFDFLAtweynZFD4JcYEOHDiBzBEncPYm5F4Ddsg",
+	"WtSJ8u83UmMRydFob8xpuKe1KdSH7puEwsDkCFXhlg/+rIW8VkNyfzFPE2nHgLaFlcdyNlPTurnoGCH5",
+	"z/SURZcY2HEtFYadlXR6R+Ir+J7rowvIGtmrXoFsJ6/i9hpzvXaIcr0YdcR//DQ3TP57Jd9sefQeJRTU",
+	"6MPPul68k3N39uZVL50LiyE6mLCVSKx5iUgVLeDxuMty8d/bzzQxrAOI4nOy7l1EzVBhbTmAdvp/eoJl",
+	"eIP0Jxq03EPv4G6CUArGl26krhOZnMSlvIBvGmqsRHcGs1F5JOHEvpWtkBlZYYXIoxc+MZf7DLlIzh1N",
+	"Q3Fl7I3DooLaWz+UjssCsbZwEwudonm9HImfacQY6+FbO2v6b5p3ZoAlozS30+jSgp+upYEKFFFaVpXD",
+	"tWyj/glLBYnwqH6HtWi4pwbwry4VteVGWBvKzB6KShIslVcIuBqUlMJw23aYYejGCTENJFkDQGBvqPuL",
+	"1EKRSCEGAC4M1rCd8YWUBYsJFDpS++IHM2FslXYgYVcPIgarjHTl1QByBYBHASjTk641bkq4bn3vp3Tb",
+	"2TgBu6ozkCM+jKP/Or4hZxEiGxSitsNR4gx19GlwmWrgFqgq+oJTspouxrS1WB9Enx0YjBhQ4p8jWYqm",
+	"KQL89gE9S4YCXP1+PQyTsayhQAekUI5m+jvWx5IaMd5ViVOJIEmbm6kp5IetAwCxkqb+xxpfFkKNXtei",
+	"pziJRNb5SHyFCDBg336Ylmunr9WpqG+stzTZhUAwMRjahnPbPhhknkaNl7uIqSxBu8VP0L5FZx0LjODP",
+	"w4dBXARV2DXQLVpiNm/6IaMLGI/yPg2aJwv9bTMN4oIJpxJ9PnVGDBquh2HD1zdITOR8yL3o9n0QdV+Y",
+	"Hr//AVnRNv1sftedRmcGLSFNOh4vmkeUYw0nWJZsILQ346CUTl++0cTtyIYba8bURp9j+g4UW+j3QXot",
+	"bNmHUGsbbUCrj6TVfoVr2hzzHk0xZJHQhvDC9WbrEg1ngjTcDjyWH23qWSSVZNwybR62TOxxslCpzrPl",
+	"UGUFDK6Pw5VEfGxvLlWaxXQ4wCIlPMmCfNuI8Y4AydqE//RXfDUcBwsWX6oUSWlKoBBnZUmEpHxPyCna",
+	"7M1MhkjJ0hGsTC5fMbVec6Scq9Sob2sRLDtn2svvNKwly7KhgMj5nDQmdI2PtzNVKCtEzSDwAYSSAMLk",
+	"/wpXQAmz3tBscEi944nLIutkIDH7xI/RhJhNBDMCr82mmTszHDeTjn6Hj2Ouga6Cs6Ywg6HUVwp2AGsr",
+	"vte3TNTx1ul9M4p156rEKdaulftzm9Sej03laXTDH+CHz9qhpuf9Lc/vvs3GsDcrtaPxS/hkTw+e7e/B",
+	"fea+fFvaG9rHt2GUS6TvJ8knF/rvrmAQ7esJ/oGFVZ24SWfEsC/FxD+A4eN5ZO5yW7cJxPIgiTUN43lp",
+	"DfwFaIpCHqt2ROBfjEQuiyIPaSMRidw3Rmma0lBGDICB4s9APA2xRrLL2ynGSY5vLefwP9HJwZhEY1Ep",
+	"ty5rkZMT8BK/6VX3GFDCcBw8px10GDJEciS2yYWzs/qoUDFAGZKnkrEM2ESha8CrxeRhBDsPQVttAWk/",
+	"l5NNzgEeqCkGwCNrYn+JVCcfjvGKyf0p5GFBWgeDXPlJXwPqATHx8O2bdI68QbLeM40YpeGZvFnIGs1C",
+	"cBNw65gUABkI8EnK1k1g2P0X8L7Kja0vob4mZy4HGJ+sKsl1J5yHDUaVO4XIq7e31lV0uksjvnv37g0+",
+	"0+1+P2unj3ZdsoPdt+ypeOBIwki8qtUS05/A+xDBQaKmMm7EF5F6RNdquXVCKefBJXUrWZLYM0JYEcco",
+	"IboWg/y/f7t4UtrpxZNT8d8XTya22Fw8ycQFCBP/X9r/Y+vavXjyr3//Kx9y94Ho25BL0JvBsio1mLNq",
+	"GZRblDOFLiADG+VCjXnn4ailaWO4H8FWpDOJj4ezkWARS+AwWa4kUVb+4/z1j1iK706xfLFizE+3Apcs",
+	"B6WWXuWnacKUVcdf8uo1lvMP8me5UL+uZelE/mx0ApWSRcEJMfNokVHfosADp2D7KOJfdTEm2YPv+L2B",
+	"IWbGxWxrctiUShVfXbNGva3ifeln/I3/n0TRuw9rGtpILmL3SMZ0Rz92awMkjoA0hqcu2zpXD5kU+2kE",
+	"Us4KSg+ge2CPFsLm8dp5u2G/aQzPtRPTDqJTlqjgyZrol0bizGxS1A9/NqO4huITZEPd8lqtpOtKMawt",
+	"vtV9U3Cnm6b11C4nkPORe2sUrm9tyCOLArq2eXTSktDGZ9FZhw52/1RaXthp1L33k9dbdXHnht2eB6E3",
+	"/kgG79Z/gXlx6KtvKlusp/XtXvq2ssvbvfHOHvz8l7ostZmnUEz07n2aOcmq3sbMaZykP0dyf2PIiUCa",
+	"4LrtJKZAgYOJmm19EvSuXC7t2kAQUHMG6gq3KF7m+DsmBDmItLj1UhUx1NqSF9NKFZpY6NotHlrPLAak",
+	"BUwAj8Ur0GiNZChmQFHhrK+QiUXdxlZAPR63jSKoLUg0WcoQTPVITltlgDvIjB+JXLlaL8H6mVpX58Je",
+	"q6oKyim3XclajRO2ScrNdGSJ0VxjdULy3lPXbuBypapLvyYYUAaLKCS6cmtYmQmNjnbFMDqh5chcg901",
+	"Tsk+EsAlTNqlQCtmCUOeoVvYdVkIpzCQlr/iioHp5uifapOfxmTAELgHHdirrv4v2ojnL8XCrkMANyGx",
+	"SuL/gVMwtRj84+Ptb3qrJFgbXvHvA/rTsbeXV2pzWSl/FPK+rCSQVPvK/c78Afp1rUjB9goYnlt1DTUV",
+	"qUN4u2JR6CLkzK5NrapYs4WQC9F71ZrqXjfaF18c5MS6rwQrEu+PojUnV8teFGBYI2/ocFZVSCfgoJM/",
+	"uO39Pd7aj3eedXWLQXjbK70kPmdW3UVmVZSOjVux8wJu2APH4Ss9dsH5enlbswCrPEnsW/JhienCOgW/",
+	"aVuIgSyx8I3A2ShcTmq3sRXq25rqyId7TAl/HAB69EBDYnTXxgD7YiolHFYsTTZhDrw0HPO/YnYLzijj",
+	"n+K8pKG0TroGOGrntGi3NTA+2wN3KO9oEfbj4NWy/ONr/zAlNNhUAPSLoHW9OL5+djy6UWV5BKhnx7/c",
+	"XLkRL0WnOHpDuNekkSLTKWAwYU4iwnDWiwSkEw0FIHlGADsHMWqJfsqf1UT8U23EuapH4h38jM5g9Lsn",
+	"EFD5lS5yQpUa+XecqGwta3VKLkV41kVobqZu1TWxwmLrnNFlywJeQa9jfAtLljCMwGCoDMCXpGNCdiiB",
+	"CVeOAJinC0ohUzW5iIBHIq0824ilgl8D1hwMrJNDtlMC/ePm6l7JHf/hrPlZTf6pNueq7jtVW2t3x1CK",
+	"b3p2VmMfJXvb7+bWxi7t3K7r/iTlbwwUMSNxVfNCbVep+1/+8fO7RuvAmXdGokJiPPBLoPvNxeDszSsR",
+	"kMmg/IPrkBeqUsORyN3UrtTfAOmLyixp9oYiJPVR5xIMYadMzTiQmcjnpZ349+EN3LGtd4DjEe5QTEDr",
+	"fFZ98J1rtQG5vBi1mlXKLfj0cPWrKYBonqYPy1+uAQOfbGzkCourRc9gCCfF+x+Jr4BYGA8ReA7AWIRD",
+	"L1f6Sm343AcooFaNOkIOoc3QOkkNFmPIGaGQZyiUbOHWOVVd66nqojeGDbXHuPsZOhgmprZ+qnohSPwu",
+	"aJhl4Qw9gb3xJHuizHrptzgu9pMs/IAr+uRfh6Qc9PCRNdYPlvQR8gEeh3v4tydIzu2PsJc+/27In3M9",
+	"NwJXe4eIQXjVXgnzyrk1hMH4oA3kthhBU75xyNroFhCSq/WkVNG/8Xf7rlorcSzO1yuA2OzZxogC9kE7",
+	"yL6e0kEDvPGQyo/NkTofGPlaROV8CzcPJGA9RHqHm8qaOYF7szvlGTqGwHk2r6SpIaHmb0zvhxln4IIB",
+	"Z9xUVtVG5MDOnXPVBj06EmfUBP8pSy9SZMPNmNr2ZmEDHlmQFr4xSK/HWdrQRS1FoSBQCZYNvG7bzEll",
+	"ySHZ4E56eXISOJqxqJlg0ohrnVnrIfUD3DWU2HEa4CJy4pK6hLnJM/rhMtlKuchfEeFUaefapNzzKXjF",
+	"5dQWKvli+lj3ItC2u4Rt17MSzWdG4m3zPgCTC+D0j9ZOnSZTwbkNqJ01dnjww3olDEO/doXbEiqGIhJv",
+	"FvUtvl9sFRwwcJc0vhyyFbDeoXMl/aaYKGXSNU+ZLk7SYvCtFeqY8MYUXca0jzHfp+iq3NFtvPZwhO3r",
+	"uVAVILDCnalrrrpwsP38esEkV0q89rJMPB+d0DcxqUQM3n77lfjL/3z5V/H//b9fjJ4PvfZN4iPSb3KN",
+	"ihINDO5AoUtMPLDb6WU/D0H6sGQJwCZqGTJRb8ABjG89dYQLCr7y1DMBswtUBE5M1nXcjKWcXrkGUQwu",
+	"T2mnucgbiRuItAqfZtj3f+GCYVUZiap8zCA2vhFsOCTLAHiQNxvmxoI6cc7EOSnOX0OtWEF9goaSX+Rz",
+	"hjb9n1EmjaMfBvELOiIMz8nvnL9VdbU5OpvVqurwM8Ol8o5wvXdqIlFukv2jibGbGfR9F+mRcfuce6Uw",
+	"sAs2tmqfLhPFyk7IOVZnuGV4OGm5V5+5hzoI394j+Z39UT3HA77LVUsygLSyk7sdOutFna0nl4dgRveG",
+	"xJpKQAueKBRnA2m6BdDwT6RSepXpn2rTo09qIyCRH2cxqIW7dUx/g/W6Y5jhNph6ZNLcwlgNKDUk1eEz",
+	"mEw+Ervt2DHIygi9uqrsTJfqeEnEbtJskm1012Zel2/ED/G9u18m3dBGz8EhOgQNQfOPSZ/6DzSLtse3",
+	"e/MmPIw9SQeFUhTgiOQWrMkTtwVmLqIHj/e5NiMBwUMyPCqFdOCYlQiP4Dcwwzoq/PDBAZDK/Y0JxMcp",
+	"27hX2Or4MkRcQB1L3+Q/MhAh/GZXirp4oyakD/BORkULcN4QnIhiHXDV+rMkajtHWyGYeKFLYdSgKY3E",
+	"l9Y/sVkpB45G/vmpS65zPDekdybjb+FV4WkH7DYqOkY4PaKvBV3te6RlD9q+NeqIuOwK1M4Bxaw1yfhs",
+	"RHz/n88phM+wa2FSsQLqGfwsBoD5x8j4UD/kDTrcHEg4gIXaZkrRIe3cGpc9QM03MmmB4Ag1+IDeyDm6",
+	"1kD2dGJt+Lss2BwAO6UdJnkXYoC2J67gMLE3ZMrMss+Q7LA0KNWAzAzaFWiWMmQQVsnLjcMN9XEme58i",
+	"C8v9BgDjQpRMsmaLk4ol8yD4cY8m/GN4AgIYN8gAEAD/Oxya/////n+8Uv78LzBA/88cK8u1I2TDU38Q",
+	"S6mN+O7dD9/DLUQDV5QcmZwJ5lD2b/uFDpfBU0eEmX2EhV62fY/48PehVmIj/7l6ZSA3q0D6KoI5D1Pr",
+	"gk+ELVCq2U+10N1Xy5eyCOP/0+t+yH/SksMgNZqXTvdVulCyrBfHmHamih2qYIS5ZYwqv4rrFQLoUbFb",
+	"pWBnZWnhD8BUrSvq2IzcD9gwHqUsQPtqV+tpiAIUxO/jBbZRU8w+sLYM/p2ABoxFENOreQWEM+CABDwJ",
+	"oBJspHBBnQPm8CHvK/Zkg/X1hZpXsmDUVqBRjWWo+drwwxy8QORea2pgtDde6ZxWqnaZWFhXUzWIrdIR",
+	"oN1JpSeHhOS+psX5Dtq+T+Wz2dK+2Df5gH3vaVoQAg9ncHTX/J+/u3Nh1e46jMg94s2M2yHlBdm4Wi2b",
+	"R63U18oo11/G/g7YI9i3S0mWYGxB5iunsnjlBVhJ0GkcWCIFEdROFBM7GysKtVKmUGaqyckm4+Gy69pf",
+	"s8FDtSSEoRl4lvxVrBGNCCqgYscshLlkVad93D5vKcYI9B7TSANDMf8Wz1Y43pWSzqJ1ic7Sw8PY3/Ms",
+	"3ys0PLZxAFtwY/nu/GT8jo6AtU07CLSjuIHu+JBw53BP7jkclZKFvtXpiJcOELAjzE4lZzM9PW1eIrwr",
+	"Kem3DsfE32BeFx08Z2zKmMm91HMu2oU7BuhRvQIP1FzAbgK+/lCUu2v7g3u+Z/sbW1/i72MEJodRKUdx",
+	"EgwsFfpaF2tZsgYq3vedTimAp2giS2mmQYnnNeaUd5q5w4/V27A+90pMRY3s28+88LAHZLEJ+Gi0Ae78",
+	"oB3Us7MasGEQ3woWilDExumcc+I6xEXafb7D4xe6vPv8XT879uaVXOndGVqpS9BPaSUjX2Z+fP0s9yfB",
+	"HUlTHP1iJ0D1p6qZnMLT1wpR2q14vVLm7M0r8WJ0knFRKZwdbG2SgshhaAiQuHw33Y2cz1UF3bzFhfDT",
+	"M2hzpb8mkuGP3cGtRTfpmAKT8ShCZRDVYs9W7nqZ5/X4+lmcx7veHwc3vGPnpEtyDztHOnFT6boGwilx",
+	"jo1BHCB0WBvaQodvB/rOPW2Hzm4evBs6x/gQu+Hghjt3wwG+XnDEYDhxXZVPTp8cQy4vfWtrz1iAK8R4",
+	"ATi3SNMGWeYIARm7KRnchpOfsFvbEC3vepOyxCBn33KeUcTiKKbHDLNtL1iWWN0uaA0hcZ5iFkm3wPbu",
+	"6JQy0tQRYEg5u66mikrUMNHrg5zW5WaLaTT5ePpn19EKOd/A401DpsQRR67xpiuRncW6gkJ5lzS1dn4d",
+	"t5v43po5cbqmMb6ZrcBd6TobHycueu0Aut+ADzaduJU+ulKbrjbPz374nrJEwJN/ZI2f+Wtd+AZXrUri",
+	"dI842/G5r6BuEAP3LmMdKhMTXZagM4dcf/CANMtAw7c5H7pjiqSZr/1LS1uo0gl5LXXJyvistDdxI8k5",
+	"iQ36KL7R8c2f0Cej0PcBxY6FmmlDRAxLWahIYwKe9WLeWE9ot2tupV9KSjSRCaddg5RkgPC6iGWzgJIc",
+	"bGvYauLoWqvOdt7D5ojQpMziYStOnqY22x9Mzl/HZ9+uu/rb2NkrVR0lxI+NWUmQ6HbwntkZ7z5iVTHE",
+	"c5HCwQSyG8r4JdhaJDBKCWVGTViso519eAdQUzTZAVsv0DUw+g2cKjur298Gudsxazj3CenNClmvUqQ1",
+	"zGSXfv68lf7LusB0DoJFRpDPpMGUD6ZHLKOO6GA1ZRm3MhwDlL6FrtS0xr+AnEVnyLrQFtGT+JOp6PAP",
+	"d+1t9NWBcEpKVl0mlJlWGwwM15jNCwFiyr4jGsrYQCLpekaWfF5MZS1LOw+HPG1aTMCBSYIAVyBpKH20",
+	"o6VvGFXx/L++D4avi/BEGByHzJpUCv5aHoWHO776ymCnOLEHc5DCd5Uq8OPpufFPIulPxwdZ58L7m+1z",
+	"f1G6THx1/pNYr7z1mnmxAxsR73nk3k1a4au/ews7W67Z55ww+cJd2ks9ng6CWX3//a9//68AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
