@@ -10,8 +10,8 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 )
 
-// pending is what the agent waits for the user to answer: a plan to confirm or a proposal (workflow)
-// to accept or reject.
+// pending is what the agent waits for the user to answer: a plan to confirm, a proposal (workflow) to
+// accept or reject, or a rejected proposal (revise) whose reason the next message gives.
 type pending struct {
 	Kind       string         `json:"kind"`
 	Request    string         `json:"request,omitempty"`
@@ -45,11 +45,7 @@ func (s *Service) reply(ctx context.Context, e *emitter, m userMsg) error {
 	case "accept_workflow":
 		return s.onAccept(ctx, e, m.FlowDefinition)
 	case "reject_workflow":
-		if err := s.setPending(ctx, e.conv, nil); err != nil {
-			return err
-		}
-		return e.say(ctx, senderAssistant, "I discarded that proposal. Tell me what should change, for example "+
-			"\"post it to https://… instead\" or \"send it to review if below 0.8 confidence\", and I will propose it again.")
+		return s.onReject(ctx, e, m)
 	case "cancel":
 		if err := s.setPending(ctx, e.conv, nil); err != nil {
 			return err
