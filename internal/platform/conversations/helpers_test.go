@@ -112,6 +112,18 @@ func names(events []event) string {
 	return strings.Join(n, ",")
 }
 
+// storedOf counts the events of a reply that are stored as messages: all but status, error and done.
+// How many a proposal brings depends on what the agent assumed or found missing.
+func storedOf(events []event) int {
+	n := 0
+	for _, e := range events {
+		if e.Name != "status" && e.Name != "error" && e.Name != "done" {
+			n++
+		}
+	}
+	return n
+}
+
 // find returns the first event of a name (and action type, for actions).
 func find(t *testing.T, events []event, name, actionType string) map[string]any {
 	t.Helper()
