@@ -22,10 +22,17 @@ func TestBuildEditsWhatTheUserSees(t *testing.T) {
 	flow, conv := flowWith(t, c, builtin.Propose(vendorRequest).Definition)
 	_, saved := latest(t, c, flow)
 
-	events, _, _ := chat(t, env, c, conv, text(classifyRequest))
-	first := expectProposal(t, events, builtin.Edit(saved, classifyRequest), 1)
-	events, _, _ = chat(t, env, c, conv, text(translateRequest))
-	second := expectProposal(t, events, builtin.Edit(first, translateRequest), 1)
+	events, _, _ := chat(t, env, c, conv, text(alsoMail))
+	want := builtin.Edit(saved, alsoMail)
+	if len(want.Changes) == 0 {
+		t.Fatalf("%q changes nothing: the test could not see changes passed through", alsoMail)
+	}
+	first := expectProposal(t, events, want, 1)
+	const rename = "rename notify to notify_finance"
+	want = builtin.Edit(first, rename)
+	distinct(t, rename, want, builtin.Edit(saved, rename))
+	events, _, _ = chat(t, env, c, conv, text(rename))
+	second := expectProposal(t, events, want, 1)
 	if v, _ := latest(t, c, flow); v != 1 || versions(t, c, flow) != 1 {
 		t.Fatalf("proposals saved something: version %d, %d versions", v, versions(t, c, flow))
 	}
@@ -35,15 +42,17 @@ func TestBuildEditsWhatTheUserSees(t *testing.T) {
 	if find(t, events, "action", "run_workflow_request") == nil || versions(t, c, flow) != 2 {
 		t.Fatalf("accept: %s, %d versions", names(events), versions(t, c, flow))
 	}
-	v, saved := latest(t, c, flow)
-	if v != 2 || canonical(t, saved) != canonical(t, second) {
-		t.Fatalf("saved version %d: %s", v, canonical(t, saved))
+	v, next := latest(t, c, flow)
+	if v != 2 || canonical(t, next) != canonical(t, second) {
+		t.Fatalf("saved version %d: %s", v, canonical(t, next))
 	}
-	events, _, _ = chat(t, env, c, conv, text(reminderRequest))
-	expectProposal(t, events, builtin.Edit(saved, reminderRequest), 2)
+	want = builtin.Edit(next, postElsewhere)
+	distinct(t, postElsewhere, want, builtin.Edit(saved, postElsewhere))
+	events, _, _ = chat(t, env, c, conv, text(postElsewhere))
+	expectProposal(t, events, want, 2)
 
 	events, _, _ = chat(t, env, c, conv, text("describe the workflow"))
-	if names(events) != "message,status,message,done" || events[2].Data["body"].(map[string]any)["content"] != builtin.Summarize(saved) {
+	if names(events) != "message,status,message,done" || events[2].Data["body"].(map[string]any)["content"] != builtin.Summarize(next) {
 		t.Fatalf("describe: %s %v", names(events), events[2].Data)
 	}
 }
@@ -64,14 +73,20 @@ func TestDirectBuilderEditsTheState(t *testing.T) {
 			map[string]any{"name": "fetch", "type": "http_request", "parameters": state.Tasks[0].Parameters},
 			map[string]any{"name": "mail", "type": "email", "parameters": state.Tasks[1].Parameters}}})
 
+	const rename = "rename mail to notify_team"
+	edited := builtin.Edit(current, rename)
+	if len(edited.Changes) == 0 {
+		t.Fatalf("%q changes nothing in the state", rename)
+	}
 	for _, tc := range []struct {
-		state *platformapi.WorkflowState
-		want  builtin.Proposal
+		state  *platformapi.WorkflowState
+		prompt string
+		want   builtin.Proposal
 	}{
-		{&state, builtin.Edit(current, translateRequest)},
-		{nil, builtin.Propose(translateRequest)},
+		{&state, rename, edited},
+		{nil, translateRequest, builtin.Propose(translateRequest)},
 	} {
-		res, err := c.API.RunDirectAgentWithResponse(ctx, platformapi.DirectAgentRequest{Prompt: translateRequest, WorkflowState: tc.state})
+		res, err := c.API.RunDirectAgentWithResponse(ctx, platformapi.DirectAgentRequest{Prompt: tc.prompt, WorkflowState: tc.state})
 		testkit.Expect(t, res, err, http.StatusOK)
 		var proposal map[string]any
 		for _, ch := range res.JSON200.Chunks {

@@ -12,13 +12,23 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-// Requests the built-in agent understands (from its corpus), so that each one yields a proposal.
+// Requests the built-in agent understands, so that each one yields a proposal: new flows from its
+// corpus, and edits of the vendor flow (extract, then post) from the phrases docs/agent.md lists.
 const (
 	vendorRequest    = "Extract the vendor and the amount, then post it to https://hooks.example.com/ap"
-	classifyRequest  = "Classify the ticket as bug, feature or question, then post it to https://tracker.example.com/api/issues"
 	translateRequest = "Translate the message into French, then send it to https://translate.example.com/out"
-	reminderRequest  = "Wait 2 hours, then post a reminder to https://chat.example.com/webhook"
+	alsoMail         = "also e-mail it to finance@example.com"
+	postElsewhere    = "post it to https://other.example.com/ap instead"
 )
+
+// distinct fails the test when two bases give the same proposal for a request: then an offer could
+// not tell which base the conversation started from, and the test would prove nothing.
+func distinct(t *testing.T, request string, a, b builtin.Proposal) {
+	t.Helper()
+	if canonical(t, a.Definition) == canonical(t, b.Definition) {
+		t.Fatalf("%q gives the same definition from either base: choose a request that tells them apart", request)
+	}
+}
 
 // canonical is a JSON value as one string, whatever Go types it was built from, for comparing.
 func canonical(t *testing.T, v any) string {

@@ -29,25 +29,30 @@ func TestRejectRevises(t *testing.T) {
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
 	flow, conv := flowWith(t, c, builtin.Propose(vendorRequest).Definition)
 	_, saved := latest(t, c, flow)
-	events, _, _ := chat(t, env, c, conv, text(classifyRequest))
-	expectProposal(t, events, builtin.Edit(saved, classifyRequest), 1)
+	events, _, _ := chat(t, env, c, conv, text(alsoMail))
+	proposed := expectProposal(t, events, builtin.Edit(saved, alsoMail), 1)
 
 	// The user changed the definition before rejecting it: the revision starts from what they sent.
-	seen := decoded(t, builtin.Propose(reminderRequest).Definition)
-	events, _, _ = chat(t, env, c, conv, reject(seen, translateRequest))
+	seen := decoded(t, builtin.Edit(proposed, "rename notify to tell_finance").Definition)
+	want := builtin.Revise(seen, postElsewhere)
+	distinct(t, postElsewhere, want, builtin.Revise(proposed, postElsewhere))
+	events, _, _ = chat(t, env, c, conv, reject(seen, postElsewhere))
 	said := events[0].Data
-	if events[0].Name != "message" || said["sender"] != "user" || said["body"].(map[string]any)["content"] != translateRequest {
+	if events[0].Name != "message" || said["sender"] != "user" || said["body"].(map[string]any)["content"] != postElsewhere {
 		t.Fatalf("the reason is not the user's first message: %s %v", names(events), said)
 	}
-	revised := expectProposal(t, events, builtin.Revise(seen, translateRequest), 1)
+	revised := expectProposal(t, events, want, 1)
 
 	events, _, _ = chat(t, env, c, conv, reject(revised, ""))
 	if names(events) != "message,done" || events[0].Data["sender"] != "Workflow Assistant" ||
 		!strings.Contains(events[0].Data["body"].(map[string]any)["content"].(string), "what should change") {
 		t.Fatalf("a rejection without a reason: %s %v", names(events), events[0].Data)
 	}
-	events, _, _ = chat(t, env, c, conv, text(classifyRequest))
-	expectProposal(t, events, builtin.Revise(revised, classifyRequest), 1)
+	const answer = "rename tell_finance to mail_finance"
+	want = builtin.Revise(revised, answer)
+	distinct(t, answer, want, builtin.Edit(saved, answer))
+	events, _, _ = chat(t, env, c, conv, text(answer))
+	expectProposal(t, events, want, 1)
 	if v, _ := latest(t, c, flow); v != 1 || versions(t, c, flow) != 1 {
 		t.Fatalf("a rejection saved something: version %d, %d versions", v, versions(t, c, flow))
 	}
@@ -61,7 +66,7 @@ func TestRejectRevises(t *testing.T) {
 			mine = append(mine, body.Content)
 		}
 	}
-	if strings.Join(mine, "|") != classifyRequest+"|"+translateRequest+"|"+classifyRequest {
+	if strings.Join(mine, "|") != alsoMail+"|"+postElsewhere+"|"+answer {
 		t.Fatalf("the user's messages: %q", mine)
 	}
 
