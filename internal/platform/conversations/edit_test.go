@@ -11,9 +11,9 @@ import (
 )
 
 // TestBuildEditsWhatTheUserSees: in build phase a message edits the flow's saved definition, then,
-// while that proposal awaits an answer, the proposal itself (the user refines what they see); each
-// offer is what the built-in agent's Edit makes of that base, its changes passed through, on the saved
-// version it rests on. Nothing is saved until accept_workflow; after it the next edit starts from the
+// while that proposal awaits an answer (a message the agent cannot apply leaves it so), the proposal
+// itself (the user refines what they see); each offer is what the built-in agent's Edit makes of that
+// base, its changes passed through, on the saved version it rests on. Nothing is saved until accept_workflow; after it the next edit starts from the
 // new version. "describe" still describes the saved flow.
 func TestBuildEditsWhatTheUserSees(t *testing.T) {
 	t.Parallel()
@@ -28,6 +28,13 @@ func TestBuildEditsWhatTheUserSees(t *testing.T) {
 		t.Fatalf("%q changes nothing: the test could not see changes passed through", alsoMail)
 	}
 	first := expectProposal(t, events, want, 1)
+	// A message the agent cannot apply is answered with its question; the proposal stays pending.
+	const vague = "make it nicer"
+	if want = builtin.Edit(first, vague); want.Understood {
+		t.Fatalf("%q is understood: choose a message the agent cannot apply", vague)
+	}
+	events, _, _ = chat(t, env, c, conv, text(vague))
+	expectProposal(t, events, want, 1)
 	const rename = "rename notify to notify_finance"
 	want = builtin.Edit(first, rename)
 	distinct(t, rename, want, builtin.Edit(saved, rename))
