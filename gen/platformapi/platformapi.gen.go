@@ -1319,6 +1319,33 @@ func (e VerifyRequestType) Valid() bool {
 	}
 }
 
+// Defines values for WorkflowChangeOp.
+const (
+	WorkflowChangeOpAdded   WorkflowChangeOp = "added"
+	WorkflowChangeOpChanged WorkflowChangeOp = "changed"
+	WorkflowChangeOpMoved   WorkflowChangeOp = "moved"
+	WorkflowChangeOpRemoved WorkflowChangeOp = "removed"
+	WorkflowChangeOpRenamed WorkflowChangeOp = "renamed"
+)
+
+// Valid indicates whether the value is a known member of the WorkflowChangeOp enum.
+func (e WorkflowChangeOp) Valid() bool {
+	switch e {
+	case WorkflowChangeOpAdded:
+		return true
+	case WorkflowChangeOpChanged:
+		return true
+	case WorkflowChangeOpMoved:
+		return true
+	case WorkflowChangeOpRemoved:
+		return true
+	case WorkflowChangeOpRenamed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkflowUpdateBodyType.
 const (
 	WorkflowUpdate WorkflowUpdateBodyType = "workflow_update"
@@ -3955,7 +3982,9 @@ type ReasoningBodyType string
 // Region Where a model endpoint processes data: `eu` for endpoints inside the European Union, `global` for endpoints that may process data anywhere.
 type Region string
 
-// RejectWorkflowAction Rejects a proposed workflow; the agent revises it.
+// RejectWorkflowAction Rejects a proposed workflow; nothing is saved. With `reason` the agent revises the rejected definition as it
+// says and proposes the revision; without it the agent asks what should change, and the next text message
+// revises the rejected definition.
 type RejectWorkflowAction struct {
 	// Action Always `reject_workflow`.
 	Action RejectWorkflowActionAction `json:"action"`
@@ -3965,6 +3994,10 @@ type RejectWorkflowAction struct {
 
 	// MessageType Always `action`.
 	MessageType RejectWorkflowActionMessageType `json:"message_type"`
+
+	// Reason What should change, 1 to 32000 characters; the agent revises the rejected definition accordingly. It is
+	// stored as a message of the user.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // RejectWorkflowActionAction Always `reject_workflow`.
@@ -4792,6 +4825,23 @@ type VerifyRequest struct {
 // VerifyRequestType `invite` for an invitation link, `recovery` for a password-reset link.
 type VerifyRequestType string
 
+// WorkflowChange One change a proposal makes to the definition it started from.
+type WorkflowChange struct {
+	// Detail What changed, in prose.
+	Detail string `json:"detail"`
+
+	// Op What happened to the task: `added`, `removed`, `renamed`, `changed` (its type, parameters, retry or
+	// timeout) or `moved` (its place among the edges).
+	Op WorkflowChangeOp `json:"op"`
+
+	// Task The task's name in the proposal (its former name when it was removed).
+	Task string `json:"task"`
+}
+
+// WorkflowChangeOp What happened to the task: `added`, `removed`, `renamed`, `changed` (its type, parameters, retry or
+// timeout) or `moved` (its place among the edges).
+type WorkflowChangeOp string
+
 // WorkflowState The workflow the direct agent works on; optional.
 type WorkflowState struct {
 	// Tasks The workflow's tasks.
@@ -4818,8 +4868,13 @@ type WorkflowStateTask struct {
 
 // WorkflowUpdateBody A flow definition proposed by the agent. It is not saved until the user accepts it with the
 // `accept_workflow` action (which saves the definition sent back in `flow_definition` as a new flow version);
-// `reject_workflow` discards it.
+// `reject_workflow` discards it (and, with a `reason`, has the agent revise it).
 type WorkflowUpdateBody struct {
+	// Changes What the proposal changes compared with the definition it started from (the pending proposal it
+	// refines, the rejected definition it revises, or the flow's saved version), one entry per task touched.
+	// Absent or null for a proposal of a new flow.
+	Changes *[]WorkflowChange `json:"changes,omitempty"`
+
 	// Definition The complete proposed flow definition (`version`, `tasks`, `edges`).
 	Definition map[string]interface{} `json:"definition"`
 
@@ -7124,13 +7179,19 @@ type ClientInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -7179,13 +7240,19 @@ type ClientInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -7224,10 +7291,13 @@ type ClientInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -7241,10 +7311,13 @@ type ClientInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -9240,13 +9313,19 @@ func (c *Client) UpdateConversationPhase(ctx context.Context, id ConversationId,
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -9305,13 +9384,19 @@ func (c *Client) StreamConversationChatWithBody(ctx context.Context, id Conversa
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -9370,10 +9455,13 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ConversationId
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -9397,10 +9485,13 @@ func (c *Client) RunDirectAgentWithBody(ctx context.Context, contentType string,
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -19206,13 +19297,19 @@ type ClientWithResponsesInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -19261,13 +19358,19 @@ type ClientWithResponsesInterface interface {
 	// 15 seconds while the agent works.
 	//
 	// **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-	// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-	// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-	// the message list.
+	// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+	// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+	// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 	//
 	// **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 	// (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-	// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+	// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+	// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+	// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+	// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+	// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+	// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+	// should change and the next text message revises the rejected definition (not the saved one).
 	// `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 	// `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 	// pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -19308,10 +19411,13 @@ type ClientWithResponsesInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -19325,10 +19431,13 @@ type ClientWithResponsesInterface interface {
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 	// tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-	// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-	// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-	// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-	// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+	// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+	// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+	// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+	// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+	// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+	// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+	// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 	// each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 	// built-in offline agent answers.
 	//
@@ -30870,13 +30979,19 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithResponse(ctx context.Co
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -30931,13 +31046,19 @@ func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx con
 // 15 seconds while the agent works.
 //
 // **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-// first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-// in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-// the message list.
+// first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+// of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+// follow. Every agent message except `status` is stored when it is sent and appears in the message list.
 //
 // **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
 // (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-// version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+// version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+// at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+// parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+// and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+// reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+// definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+// should change and the next text message revises the rejected definition (not the saved one).
 // `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
 // `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
 // pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -30990,10 +31111,13 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -31013,10 +31137,13 @@ func (c *ClientWithResponses) RunDirectAgentWithBodyWithResponse(ctx context.Con
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
 // tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-// `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-// in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-// configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-// answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+// `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+// and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+// offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+// `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+// The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+// server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+// code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
 // each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
 // built-in offline agent answers.
 //
@@ -61029,796 +61156,807 @@ var swaggerSpec = []string{
 	"gCdWMqmOwUCys6pnY/d3KUXRAgwzv+QzyGVL49vjTtbhc8fmYi1JPgmmds44cwfjYistYXlckIKljn+k",
 	"4GaAKZ5IBZDZ04GSr+MWwUCTUbQs3t6h62eGnndFqQWeEuBOuJ0NQmrc5FQOC4aDNk6pZuVazOxC2AET",
 	"KJW/xFHOAjGo1ZQg9TpkrXoSh/1qPSgqbS7krB6VEb3s82iD4vHcRaJ7arzhO6hlZbnguUs8Pj09ZYs1",
-	"h0TawkyigViHoGU7YML/f/b+fbttHMsbhm8Fy1+vFakfWj7EyVTZq9fzuHKoTndSydhOZ3pKeURIhCSU",
-	"KUBFkHbU6Xxrrmbe+3gvZa7kXdh7AwQpUqKcU1d3/pjpisUDAG5s7OPvh8eLi4BNtFIQK+mkKjokY+65",
-	"sitV9kWERJZHdm7HlalF7GM5ZFqRuqviUd9Q5XS27KQt1mV54RYjM7zyLhbmv7BpGS7dR9qX4ee6m5nZ",
-	"tairpQwpVAHQXoY3sd7rq0c7cH1/Ct33RRXdYO+La6y2BweD624pbc23LHgiSuZi4nvpbU+3uCzLdgOm",
-	"W5FXzWJpqfMqheOet9+y4FQsWbr9hZ3s048+JTpghnfYWZXk105b69Oggn/M2VOiFTZ4sCG32alHvIs8",
-	"vJz9LzKtMT5mjwirTMvbTNAdVOqCoYJAoiAJq3+C92sIQO/XLfmOBQIBHOPaUbY5Wr8lPv62yjjkSU3f",
-	"f9iBbciO7o0Y/1msdssdwFkPcNaAKd27ePqI/duDo3/rD9gbaFJeCLtyiDTjSPcTsRRYy83i63wVn7LY",
-	"pRAE+hUXl+f2eSZi8SS7iSMWv6MLVniBSFM7hsn+pMhuABanKVqYNtD4XcqZ4nmRCcbTmc5kPl/UIJku",
-	"Lo8fPERY2Sfwn4Pms+hm/eFPaFgMhlV77qv91oc1SL1dAvEOpYj1rIvx8KTI0maFed2k9f8sVqCCwaIQ",
-	"SaXxJL6WSezAi5C3VV+LZj103QRFbx+OVeq1tTunlXvUPFPVPNOFToq0MFsnWpgNkVgjZ5UwrJGzRmfr",
-	"XfuHI3l6xyZaZ4lUPBdbx7Ta+rhV98fVNPE1ELlfu8pd61mms1YFijv4UuRNQRnQhW/EmNlPdynyYLO6",
-	"9Fy5k6m950ZkcrqCqJUxKCIN+8xe37lQKtA0TcQwlcnb5zbN1XonV9xclxTa7fZpNaPVErcrC6KqBOQR",
-	"U+IWchYyM3klaucQVXF3dXduKuN+I/P5FZ+ZRiLENVbC6kSaFwbRjNvDwRcVFNsqqPP6lxUO/r1ufayI",
-	"MU2DYACTLmFq17KuQJUtb0QnO4rSIA2g5hBQzARPoLEOk0WrMqts5zTYjVHWDiou6y/cVCbWfFAGKn8J",
-	"UjSs8Y/9PKsJnxRJZv2vjXrH2l4m54tlgxDKslEMvoU1FF8r+Y41wbVLlT882dvq9/m8bfnico0bxSdd",
-	"fDpA6zRdtJOBbwcCDpB6q/i46wgX4C3ZCx3+M1WAL3QirKXvMQXt8Sd44uuSXasX0CbmO0LrdoSDXfB3",
-	"I1ScDcQGy6XI2FgXxK8LlzkXAaVwe1QBZtneesit/ziVsyITCa7IWZeuN7iSXr6pPhpT/SPUbq3HDlFX",
-	"lNPCRcV2XVz6Jc8MwFnAz65UTYbVUfcMi38xWsWEfO13KpxVvqPdkZTlAVaCq2xiz3Kik5law0elKysU",
-	"MrGf04h0ar2L2KrvuPZQCPVQL9D/L7Yu7lSmwjoery+eRx60GScKDnYfK88Re9DrGQeVDEjHjeCry0wv",
-	"lvmGGlLaweuiPviHQzPnIM1I9xO8YAeQ8zPCRvFjg17wsM09JgzUavz0sENtP8YgGlwE+Ltb54iFZS8o",
-	"FtMMwHdRWYNcfVv5ysqvn31iAfTsRdZwvF9a7wF0bnnVGbPaFjQBIKEk9mzBshc5aSEv8U25G2F863w4",
-	"uN9azsNugBVpuogH7BU8yTDOUq5mhd2jsC/XsGxRbQFGKVTeAQcMfN2KOo0CIgM+mWPfmHTtiVggWhiK",
-	"tJMwJsUkt0fvPlzc0wqjXjLv4wugUAjQ7hGsABEpfB4Px+uSfPvwdwko7PZYn6ZSCdK95rZCjIyrWMoq",
-	"UmPZtwW7B0sCTW17YV1zSm34S57xWcaXc+tGwvtgx4H0wQzund6Dzu2lPSupgPlGZGMCmzLsCWItROxR",
-	"yo2x/ovO2KWrLzrDE0mqYNh2UWHc/QE7h24069Ta66AnbyrT1CCiPRkyAakYEe5DESuC24xF6h6P0CO9",
-	"+C+AzHDK/ue//juOWBywKeBfgIrerJRWq8UpMwXAWFsBWUD/W1KAFiJEB21v6kfI5VAi89uzzDN/25Fc",
-	"U3Y3Q8h4gpYlpIaILedWOFwADU6xBGCUTbGARIRWYlW+1i45MIXiHf0IRD8hReLJqfjKkCgnnGqq//rX",
-	"v/51/8WL/cePGYLr08LjQs45RMoX9rC17rGGLW9VmZUK+ydURKpYWA1qJ3ars8RAx6eEqMOkKNlMYcXP",
-	"GC9fgCZBgRjjzjfJvDlH6wj7YrUU9wz7m8gIVR3IGaz1lAg1CcZMiC8AEqJvqDwAlCgYv0cgPhxFIRWJ",
-	"y58fDr7zzXnNn8te84DuXsrJtRUANXM4RbBTDunnhTQG2OyUGLA3FLmuqA+AgKJ96sUE1gfAia0GtyaE",
-	"nRpB0PhOTF+NV5cyFGgz11kulEhOoYCeK7vGecaVQYTzTNxmEr9lJjjSvLRAtVRcjo1gKxdA/IeDcBDL",
-	"TntWtCvhLjvdWWKqEAjLGqhKaKI/sKfXmlFb81+8SFS7uLaAx1tZXisZbm6LCSGEm8u9XSoRf/nZvQad",
-	"bAAxc6jL2yhA6bq115aJwmC+bzcYrHukeIm/wz410FqkZ2CPQ1ks4EPDwQXaFy47Haqhev+eDeDDAni0",
-	"M9L2/qoLYoEkBJoBO0fzv2zTv3WpuERPCmuCgUI6s4cL4E6CaKwFKEB6rU7AsyizQ1zpIgv3/ljkt0Io",
-	"dgiXQLK3YtIcbkR5flBHeb7fhHnysJSaNF18Q7n5mig31VDIN3Sbz4BuA0ZzEESzMt8Ny4bs8qvVUjy3",
-	"N30UYvNzjXxkl7lYNhezmFwsMZSS0rWAL+fpIeA8dhonKtUMbIusTEhKlYh3gy0Zx011HZ8k1fcC7e4f",
-	"iCCg7thAcoyn+6UL4+x0b+sj7W9GqGcKa/4bwnzYwdgScacgBij6LeWmm+vv6UkVUVoPcrYcfiQibqhN",
-	"8kHrdQk8Dc1VELeZtqeam9SAxXaJYmcnQt3gGYutN2JyrnL/y0wokckJdU3AsXbG4jc6u4Y40auUKyWy",
-	"eKjAngIjdznnRrB4mXIVh9eelw8HIlvsF7WenwkCT/5+uMY+ALo7GLV32Fclks+UNsKsNWqYMxZfFkuR",
-	"3Uijs5hlurCDckejb/8wZJItdZYbeiFRNWPG3X0mQJbBNn4Y+l60tz6f8I+0IHvRXnXYe9FeObDG2PsL",
-	"ajNqTxSFzXNrMH8pl2ofZDX4yeqE26biH6rYsZ729hSff2+j8KGVb7UdHEfmceMIr6CtHwPhHum71HtB",
-	"Z84EoI3BJ5JpStXJ6xmzlrI+QlcFahc46H1MAau5IxbbKZSHNzLfkG0Qk88SB0Or5M021R2sdwVuS5Y1",
-	"q/sXOhHpMzXVTd+5IW5DfHBELplR1LaWJqMEwwhiKpvwF4JYvLuJQorw7CCWuxW3wJ1FbXyt7me3+vVs",
-	"iKlVlYvCzmn/Vpj8JO6XiM4lGk/lW7Vo6bI8E963oSoKl9ixmEFGhY6SkswPYpzWTkDDoSo2rWVjWxtO",
-	"gIGXjGEYxsfPNhOz9m9BP7Z+ia2v32RzXsDDt+6I4HOUow2lKFy/qC7SrTtpQ6oZ8HBuuARjsba1mhqP",
-	"tu0dWA2A8cJHxNv3CF7YuTah1A2dVhNbKNuW52WQo6yXU7cXTIeZzYZFuhN2TOWZnRcjHP+mMuxPhExT",
-	"GeTnQKiprsIOZdCNC9HUZ1fJSveQZKrfmP7eGYalK6CKGSEhRKWzqalw72kJKLGWUJfWPYTncMe9oQIq",
-	"kbBR71Zn1839Tb5IdGP5ajWRz02lhrV7YXgLLEJTWStpwEp1azjWJgl4ZaXR+vZBV07dGUl93DETzDlf",
-	"CDCtUl8ugx1jWglDkzzz7qLnby6JOMCPvxZiiYFNjEnv7RQW+kncVkzWgM0C4+pQ0UT0opNU8Mysh1Y6",
-	"Roc2twXakcBpb+b6tuT+bQhGHT94UI/kbEeoE3ku1cx0Lxm33/PS3bVeL26H6x56hrlSyuQSuqA00Prh",
-	"rkE+aeQ87cXvP8QsE0bknv+PdqPpBnlR1i3tMBkCG2meCtFnxknGpznWaEK5n5kL6wdiphhi+NIpAcqQ",
-	"dCrdupFGjmUq804xsr+UVzcyBvgNB2EePjOt7XA5nzUZXXzGNARnsYoPeWETK/2YxMKWRZwvduF3trfa",
-	"xvYsF4sG+MeFVO6fW32WmdmsfpreuLYid0Ps8qvVpX7xis9e+uuh/2FGNslu0IqzKmJNJ0kP6ujXBL3a",
-	"KTBgT62U8ySJnf+W6wqbec5nrFcj1yjStE93ZmIB3DvSemcpOvR0FzxCvOOTHHS7NMzN5GxNgeNjKGVY",
-	"FprOTEjKImTmHzHYq8b5gFfygt9SJGqHWJ9dYhc9q8J+dvg6QU/Lx/QmlpLVhl0TgtbM9oJRd9wM7aW/",
-	"s5Y4BtXgLMsqT/AuIpdFNhi6TbD+7q5qwb7DaYVPtvP9Qxv9LV3kE43ZGNBvoR5ctxy+gqroBqNVvzPE",
-	"0Zq14F/NNhSTum0LNhZgrCUJ4PMQSzqc5rhlEVttUYLA6TQRBPaDSXL62fdVUHbe5V2sYRMrnY+g6CC+",
-	"U7/hp1eNGHPHJ/oqWre8UGhkIIhfUxqb1cLmje/Ljz+1BsAqp+4+NZVFfSp3upvD617a2d+maW1ytbc6",
-	"0e6ln8N/9hPawXWuz6kh5DqWuBfc2D+Nv1zzibZuOGFyuYC3TLTJR0uRjQrV1F3+xF3I7IVOz9proWL/",
-	"8nHY/1Coa0W0gevVii1jKutFujJYdAT92+pzdPPYXY3hJ3fWq22/651f9Dm6u/hwRwVkZDenP9NTmYpQ",
-	"du9COBHVrZIw5HG3GNyGwFbDTJo7oR0VL+RysaCU5XqGaDc+qxM+ekCLUumzbjNCoKQewuwTwXruE/Qr",
-	"rdVBj7xLCGLV0IjvRXtmmi/tLwsu0xE9yXPJj8b2il/TUQC/Apav4umo9nf7EUcOe8U/gI8mqRQKajIy",
-	"kTfmDP+9EIWwpkdTxUYOxYp4kI755HqWQY0hYGv9am9kPfEOMqARGxfpdcUfhWQm5KgiqsuMHCqruRVi",
-	"afoRM3OeEboQOBGQGDAD9ghJxoB5q8DmWj3FVybsFz3Gwm8+mYPPL0IAXzscKKjmSUMcycfq12f7J/tY",
-	"NJVyDQXqkBpDgj0qSLQzR3t5rU9pc5A+kWbCs0QkLe/FinvMRS9FtuB2j6QrrBvOBLsWS6xjkcoshXfm",
-	"dxwFmnkjvwgjPhPtBTvnZdE12YdlpuMXPbafgO4NzwOl8Ufjlq6ljj0Y6NZTAuqSNny1cPXgo8k0ZWNA",
-	"MclkTW13W6msUMrukOb3jYUVCRCGhGnFMjmb50zp24hB7dfKifId3mzVYlKkrZISCiS61P4OKJfa+ZV1",
-	"vEa/Q8pVCEcVfo1QrpuOlwsoyNuhVzNzN7Q1ayLdYBv6RyJvZFLw1LES9mKnI+OIxQvpAGIQkqMb5wH0",
-	"Oj6yz3ssci7TRgS6Ah88asKj/KO+ZalWM1Bxji5R62t/FIFHvpBpKpv6IBt3zNoOcS2ZGxC4MfoJA2BL",
-	"bkylNStMany5BlXQtnHb8Co9qdbZxMvDsxT+Yq0h9+s/Vk/qwgez3Pep9qmGctOyf4y2O7C5kO3KVbzc",
-	"Mwxi01gDi7fsWKvm7/sE1Wr+WfVvhX/9JBVrVBHQZMNnUKYGlRe+K5Zan4VhViOcslgUBLLhK0WoR9JK",
-	"whMoE+EgCVpFLJ6leszT+h1w7Cz4yjdWQ+CBqxXU04RzF8VetIcPaZRQ5B11JWBtAMQXxAWGjR8aei7p",
-	"lrOg/CkTN9IIl+LaDVwYEfdH7rG1D1j5rXEiEPoo66B3B8z3kP819KDI8bHjHK3PacrCNOppvm1sNv1K",
-	"EMfri9Esx0ao5BnQerUmgMBBaPDTsdvJQT0iM5i1UyE9jouSe0cIJHXBFZ9VbQR8eC05ebJtznjX9hm1",
-	"xa1bpgQqDbu3CLxBXYMbTo3AGMXDFIfLrtp5DvY+AmrBkVxXSsVgApizt+9uRnoxBaCGbCO+cPF3O5E5",
-	"V4mzUzFbIlPybM6YDLqxofPKX2FvTUQqb0TWfHDXzyAaWXgIbfxmOr1BFHTTHf+c1BD03zsWQqce/Ofx",
-	"fVbJnSHPCcAc4cxNTSmFP/2jQ5zTOr/OZOteLzLZFEIk5569vnjmc3LQVQhNf4p6daGny9QkmW49PTgg",
-	"Z/0AveTBxNys9zaffLdb6suOd9tU25SANTBSzZNRkbXoAncFKIIzVhjYsB7ErsjnQuWSGhYQ6qm5bpL4",
-	"MjbH/UDbmFwvsejHWkO9Z5cv2XcPD48ithuOo3uhVNtbYkrefhiB5/a4//DQtUIqcZuumDSmELgYO0a2",
-	"K0tdWY7GoTZ+Ua03RLmfKVwX6H4a26/jenEc5bqrMja+j4T7Xim0j9EEh7hPg5JYym3O2vlSusrGjQVD",
-	"LxU0ZkFbaL3YPRh1My54OPZtA3ocXvxcqmtTOmvdPE9/U+thds5mmRA5JkJ4zpxxqitNgrwVgnF7vxst",
-	"RxQgY1e6WPfcn3dz/jC4gO6fqxDwpjQ19Q7YFbRO4pHInZyAm3gGBdUNYQM6enheHWUZzViv7EGOn/VR",
-	"/gV/cCtx/uoZJkxjqaZ64KmBXIunW+1+TQUfDQ4Hh7VFg79t7ZygOL8bYB1w0ruaVbH0MhbBttmMiHRR",
-	"KOd50KnU0oDhj346940LlLoaN/RCMOiMaDIGATYcC4qcluY6t2JrWhL2G6Fj8a0dkIlaEKSbFuHy8uVj",
-	"veBSNVa9Eq5AAld4EIaYPuZgohcx6ymNCAEiYkqz+P/EUUmjk99qbJVfg/w+fnC/cuDej/aWPM9FZl/9",
-	"f38+3/9Pvv+3w/3v3/bK/95/+/4wenj0Ifi1/797w+Fgh8v7/+t3TTvBr8NfRCandLI2HpmeM6BS3zrn",
-	"iDqLfNT6VhnoG7RPHLArjb8BmzVV5jHOHv90ya7+48qlaBAXIc7f5SP8C+TNY2r9QTwBaSoXwB/jiKj/",
-	"eJqy+NXLyyt2wJfywBh94Mv+D97L5MMBDsgcvMf/+HCAIIDxgL12RzG19OIXpy4w+4XlTO3DXEDvwICl",
-	"YanW1yJhxRIRKIHNGaAdVmeEm5HPMyFYwmW6clFAbLDUt96escsSvBUg52Bk0kFbUteZFSoA59ZQOmuX",
-	"2hc6osFgKOZowqrcDGilTfCOhkrbll1w5e+BeCUC10y4aT4lax9v8/kSfHvrVOBEIhaPPEbLZG5dWDUT",
-	"hAKEAyEcoG0DuGmG3H1iregSnqI6kOCs28eX7d8EG+IPOAwAVKBRoO5D2BlpWMZVoheRa4KEYqtdPgy2",
-	"6ScSGGx8+6EX40HLKQai0uKOgkzW1vvW+RBnoeCB+JPMk8A7e6JElC6NVnqW3fpjO0oH2wHBmVapb44+",
-	"uzlsNtRpnHb07gafg5KpKDEP7kqBt2Y9w6YIlrg60nWBb5DAlmPnudbXxbLdsHaqlq8dQ8AND58r08Vs",
-	"zuyipwK/mL7T1nYbAdmFPYzO9v1ujB4JZRc02RQM4coFp7zgz4NvGHzbMyK8dxTeNOU5tHaCfFrjb33G",
-	"6xJlh+be1mpX+OHkqOLtlK1WDjObcTBJ6G4GjMjB3YUpXLT1cbaIS8dOndrSlBPEaGG16GHN1crzTI6L",
-	"XIwWfLmkPOhucVz/CEaPCFcSNGLOVcKzJLgSG2l5VjJabK3nuVPdFKz/KNTnTSW0t0pkZi6Xdun01K4b",
-	"FBzoKYvJfIg/ppa22dBqSi7iy1p4lEKNUDtSJimXi/rujcrNpjOrIc8Ipsn/VQmDut+r/p4Rwk26umy1",
-	"ROrWDtI79W75E4jUXGWSWPG+XLZnM7FyrDnE9PriOaFcUdWo3dUCS16nmV7UhdZfZ08eUpKG/ceL5x2h",
-	"f2ks7xbpaM7NvCEyLd6xyz+e7x8/eOi9b4x2+1eXIBz2SBZpysg5NIwveZbTmAlRpUQyhHl1GmcDUXVD",
-	"AdQ6PC1qbKc+Gz8XOM+waTWA0gYPcWTcII4ED+Zus85/KhUhd3G1qtwZ2VN/MkcX3LroGE5A3WDuVJy8",
-	"9dAoa67LuXH2+vWzx9Ro1keLKrb+BgQI4hZnJO5AjHEHfov6DNrJLloOGlcGh1xdjTAq4pZdnr94Tixu",
-	"+cqvxYD9aA95F6imxso43IwE7hnuifiTn0R/1DRCboy9TqvyuDH2ZKK2/IwaG08RF94eQTFkS4AF2m6f",
-	"kcN+SLn7B04g06n9uwMWzcTagVaFIHg/xDzMcO+UDfeKTJ1qmZweDr4fHN8/OR4cfX98eHj/8HBwZP9v",
-	"cH+49yHul+B33B2n3c5Q7GsVt7Q1ZyJndrws5svlCPBbOp2yrUfQk+rx01UN1KJjYRhlwC5R31VtTgQH",
-	"pZBS4BRvOprOEDQTLyQDciys9wWBKyuUpVWk0tXuR/dOrXBQrPtrIehn6l7afD7N83xpmD2lasrmnkG5",
-	"drdH/tjiOQUfIFAwzQTEBMADq2rCTNZTP9/d37klNdy+my3r+ohL+DpEpa6FxY4OCWV3ex+JT+uRObFn",
-	"+CLdW8Nuz3SuJzqtryTZP7G9Cax6UyyXOiMqKk+zYR/5tptlb7Zp1M1dHXbRWox37w750ubNdnx4BnRv",
-	"0mhzMjY1a+yQiaoOyj1jy5K9XiaNh9AjhFwCq6Bt1cpuRepeh5AZ1k62tJt/5LHzk7hdd4BQV60drK6l",
-	"qtpBCXds183VHkp37eAn+o+fF3z5M8rq2wBI7W2lu1IurLhDcpbbnbc3k/m8GFttfKD5Uu5PdCJmQh34",
-	"oXzo3py50XmxB5OjZ4cAGDhZlSPlq+jkmpey7pZginiTX3LG7LOgsmThS7F29U6sGK2dABUleub69c2a",
-	"m0BOyW76fkf9/pMzANeUejAwXv76+uJ5m5pfV6zr6uDX9DGV827jj0VsMuu+0AMboUwcgMXU7r/yHljt",
-	"XrzUJp9lwpweHPzPf/133Hf90HnG6VZzRg6qyKOSdNwDo9nrh0rmGMqVOfJBKIeqDzGDuTYI7gttCxQU",
-	"RjUFPA7SlKQR9jxHvuUSkdyDRQ2VfVQEz4lYMkY+amuKRVBOewtBbWPShU4E6yUSKikixD+I2BLIIiIH",
-	"rEZRgtX+hPv/tKt0NlQIfAuUSfZRhkp2Q+IthLO9Z9jEfhKwyATUauhM2k/Uj9wijRzAJ1fJUAGCAZpv",
-	"YGGfoacH0U8/U9az00FiCp+YNia9Fiv4X/tO+I9M69z/wy/BUNG3i2DteZJkEWGNc/waDqOEM6Mn1yJn",
-	"Vi0CfLmDqLaX+Qw1Ozk+th8V6ExzyAsNVci6woS6kZlWYOvYr2jHbljv1Y+/Zzc8k/Y7mIj9/w8Gy5kd",
-	"pp8WXhi5fGqwmKZvLfyhQj8XAIOhNyQfsCdqkq2WORqCmSDpchciqSsCFAa78OTw+4fbLK1oD/AZX6p0",
-	"VWp314HUHFKmX0Hkt8OfrOkeu8zNT4bv5KBHn73yFYMuWOxejJ/hDq924tIGOzeTyu+qMya6rHld7x2f",
-	"dFlhdzSvD+Lq0SuvNBxbpF2ARM7kWgnYcO/Byf3j4V5MVM0PHzy4/wBhm4Jc8+H+92/fH0UPPvyuhZYu",
-	"a0e6wzVxpZg7LXfNPoTPTjMP3hp8lEDw3m4+JzZTPP/myJXDrr8tpNSZmEmTiwx8P7qjuzFVruAdWrWr",
-	"XM9NA/m4Ju3qKuzQqd00rYawVjDiy39/7kcdBWl643e/1UCB6YAyva2/uy2r6fQW4jP4UezIIL2jVl7X",
-	"u9yMOlhQPi+5Pv8Ah6bnQb0gI1vRif1mo3hnvT/YhSPazR/4q1zkGICgqMFAJg4ELg4lLa4RJv+j8kq3",
-	"q2hFJRdVfLuIxVjM4DQt1jP8H/yjXXH8wyn+wapl/MMBlWLQ+mwqxth+it2dHBr3yUezQ+NJ05rtgG9y",
-	"O9fhtgy3bJgo4mXV62SC3DbNVORbQ1u7HLmfkO2aztvWgzhoPG/WFeViblHDV2Lj+cxzoSarzV2V7u32",
-	"EKWWil8LwHnT+nqttbKe0HNEBNg8PNi1Mbm1KDd+FOjEYjIRIhHJACDpbolYtPrqWpbAHy+1Ene8uGXr",
-	"o7k7ai1mvULXDQpaG+xkap6Hxsts6zptT6G19caEtYPB0QHZlMsnz588umJHcbBqd2l2aZG7f7eS8ano",
-	"P5k9HkjWGjlA3fpuSCBSZqxeRnnPVEwPSOI3ID9UYEp1VobUwXMcsPPKU8BUKZEpHOUnYGi18oLyFRTa",
-	"9OjQ4LnOIiogGfFkIRUSe6kVzERNPIw4IjuU1F2VTG9XUtFM35pKbP8IgkW1tkh9a7xNwRxTSA+gE+gf",
-	"FVqQiZApJminRQaSaF8DObMk86UEob1/2MXkD4WqVkSOuUHkQHV1dCmfiLlOEwAtcpiNVaR4tSIklm17",
-	"7X1Du/h2Vv+3DSY9iHOzZ2FFCdA2ML5npSKcBOv97ihivzuGaIqVif9NHPhI4FVROH3wTjFl6mj0HDyr",
-	"VhOr9n1GYy1YuJs3Ge5BN71NyqEbF6Lf+fGAXRTKVDLdlYWyBh10VOupjx+VlK1IMGD4ClBWdd8uVLtK",
-	"aHFMDOu9wlil/euS8lwRywSHjGAYn768vHjKZgXPkj6Q56hKP44LTQWLFrC+gMVMZC/b1NEp9fMH906K",
-	"LIO+QWjhIpo7/AcGK6VqmrS+VYELxhEl2P4x0ynexCECto8QxCXYaRnIww6/TANP3ZhPrgOeyIBAYsP+",
-	"DEieiKopCFxWtUv55T150f1DZuyESYuR04HkkYaI5rK+VdfBzXOIJfHEsB4eihF78+zqjxH7y/nz108u",
-	"I3b5x5dvInZ1/sPzJ/0KN5zVZpFXfU6Nsm36kPVgf6EyLEfbj7Duzep8ZMYYr9hEp8VCoUfRU8VCZHKC",
-	"b0C2OkPb2USwClClevH0Ebt///73/TCs68YNlrx9scwZn06hlXTAQLOnPJsh/7Fixw8esj//4GjvQGWT",
-	"nwlRsCnU/iIBdkR9BOMVPHhUZJL1qFvUvgUkIGgSwCbJA7qiTzRpMCTiaQYYafuVAAAF+UKpCoM+GgTB",
-	"oSqfuGyoXnVsvUqxWOocVCdX2AlbVni5B1Q1gw84wAvb+QXXDZuNJIN/FVaJJHx1z4o/bGlQ4JhhuBGq",
-	"gO2J/AkBtSDUEIzoijWCwYqxs3ec/Js4GR/x/e8n96f7J+K7ZJ8/HD/YP5weiePk/uRk/IDvhWc8RNXC",
-	"J/68Z8dmdTWdSXtkG+K4IuR27f2+z84vaQZA69mDcBD81U3m6cXLF26Sb/745OIJIUWzP7DfHbHznx6z",
-	"0jNi6Mf+wamrEZD57bPm6ybVy368ePn6FfvhrzRG9vLi8ZML/DeO5PGTy0eNZGlHx0EOzB0u39jxviY7",
-	"XoO78I0i7zNQ5AW2VFhw4zdBN7q80H67Wi2F+/dHEuchKG8bjxxCyVNH5AxSUErnckK89WT1ToD6KM8E",
-	"X1B7SgmicKuz61qF4ND6CzLh1NErhspBKgz3+gOGI3I0bISRB+T99hzE1F5H3J9ztD2Qu62Ew2hj/8IR",
-	"Q5crxbibmn2bW5QXfDKXSpQvUWF/cS6WtYSV1RrXUs3iiMUTnlr7ZJRrDfWYN355EOIffdb4bKgwU2rQ",
-	"teWTiVjmFd53XJ0dKsqagCLw7KgKK3bhfgpco6ur55cBzUNtCEWuFzyXE5aIVLgPxEGdVxSktVICwEbA",
-	"W4wYNUBTez61KC6kKoARW0/zfXis9QDogIzxD0nc9zT7rpWXvh025JKxSu6G6x+ih6RazaDfV6MRV15Q",
-	"ZolIJdKpTtX3REJBb7xHWKwYuHTF4nXtBs7kgJ071g+yWZFgJDhBrC6l3HB9t2BBUjKCvs3tyhrbOzGP",
-	"EPu7YwxAWGlJhV2+8tUQaMB1JR0dDj203B4enny3u9rFGN2dhk/hxbuN9k6nRFOhj9XhAEXT3ofu7WdE",
-	"gDfX6AhSLBWE0s+hgcvO3j1qDd6CIXUL6jnTLZoOH9F+wuEAgZ7ehVWtUV0aSBV1d4WHOEw67hRdbYS1",
-	"bxhG2XqvfJcErVgZy929PaKYzawXkYym8t1mYDq6FILXOmNT+c4ZobhEVaS5Dqjx5roy75bX/01ket/6",
-	"I4m3pAL7NEQM7Rj0D+2aEB++2bi552zUEhwhMIC352tCuPiqtL5t2zBuTR6lXC5aS+Na0RVeqnTllgri",
-	"24EOcPAWMI0eD1qOuoVyoV29qooonvtwLZqLxrv7WHBnBWl2LniWjwXPrTrPBVbW0c6CkroUHlCxX+8/",
-	"rKilB00fFSC4OixLHtCQxnBTQPWJsQKJH//MHp8wz5iyy/xaGPcAcu21EgP2ko4wvABPWnh0vULHAziM",
-	"Bqf7b98fRceHh83VOl6ATPc5WYeijD4a379SddWqLX87ul/diYOiPQRb3uxsQo+jB+OFAsaJ9fQTV0tJ",
-	"07xngFHRJTnjKtTaWJKnCeK2s1dZ27s07q0bFbR90+mzgj7ptYxbncq3G7hdA7yRfWSRtQA3ZHwirOnY",
-	"CAc+uWZwAdhdYFgTk7K1SSH05+22Eir7jvb2n+1H0VM32rqDgCcmdGTJhcxH4h2mC63hxX75FT0yviAs",
-	"WQxzC56kUomILcRCZys7C8T+24dSLwgAR8Ex6Qi8YR/0IxbP83yJUHPgeqB9at0MYEROeVmD2Hn6a0zJ",
-	"HdX8ZQuuEvmHZBoFZx+HbX5KSiuJWa5ZCcLUq1spOIE+YaoEhm1UmonW+5pwNRGp/eeAxQhAh200IsfO",
-	"Gl2/262f+5GeFjpUOMQKArV/xJ6zcO0f3csbgf8q6/VG5vMrPjPnr54157fWlioKSbTgSCfsgpzPzEbH",
-	"YVO9inuNc5e6rGylpfeukBZ3bJZH0OtPws/jA5RuDRIxQa5Iq0cSNhaAwAsJHhCkaD0u5Y5evIBi8zJj",
-	"Utl/0mbX6pRxu7IKc/uxVf/vh3u42Yd7p9Cd8XdI8n+IsSl5nHE1wZwQhCIpuA514dYN5iv3lFsu7SqS",
-	"RWKfpj7EATESKkYcrPUBy8CdNIzIUpwH0X1hG46OZtoL0pc0oEKlwpjKJtva7nk3yqyul9kP9Wnk6Rl8",
-	"c1K4JFMRJJdKgrwqNYFytZWuw6+52307PRhI36eZxUuU5E7TcF+z1BkDCrtlnRXPWEysAeVV/ydSLt1J",
-	"z+pHGNJxtfSIBSrXuyGgDHrwJ+zndUlb+AGTydasoyZfmnh3zP+AjM6eFk2Vzx280P9c90ClSsS77Yze",
-	"d6cl/AS4ASDwTQxm9X1S5zRbW5EAnRA3vd83/lhxWrAiwlH1KN1Ut9hKKrhGy7deoQecmYQREQAT5Xx2",
-	"VtJiVqKi1lcL4YETZMOwV7baHw0Mf41DEUl8ijCvwUBAWdHsB25Q9sK8sjMQILscqb2WWP9GwPpn7LMV",
-	"wTRMeBreS7SAsGOATc1xXYUEf6dM6fAmRwuIBbh2VOv3V1dKlGtl/6s6PGJwgHc1r6S+Fm3+0jnLxBTA",
-	"DmYZV6BIHfhfkc8Pbo4OAJQtBrahJXqGP2rApHItXDLHJX15XuRzdjw4dLGpi6eP2MN/O/me/b//z4PB",
-	"MZWN4M3WGMDIzEQnIm4JMjYrtfp77BPOWCwVpDZGMA8kG4AAZKXMz1oUhSIgZGrwR9g5Ey555VmNa1oO",
-	"fn2QfopTqQSO77QcXzCc2FtovmIV3giJXBjbCMY2KmUJsV08cRyRQlkJzMQNoCja34m0Er5rZZZNkwwG",
-	"BFLW+OINi7Axrd7uT68jxtvRUF12uEiNnjaBwjcG414/f/a4JFaB6/BlBE6A4IBiXMxmULkD4SWKNcb/",
-	"sU/Rv/1nj2MCxe7v7ok6zby+RBXZadS+duVbeeR/0MmqdZcOWAwCBKH1PzihipkSIjEOlAVrhf2PZ5V7",
-	"Kp/f31j964A9RSgAyEWB2vDBoMIISHrImdJZU+RlMxtDrRcRqmp71c3RH7BHerGEAlmIrUnlo2s1lI6O",
-	"5AybOhZf+U6lTSPa3p74obaz2nhkgr1aAkgbLDrXbKJVLlUhWK/ysB2G0ZgxyrjyI2mNffMikXo0lalo",
-	"G/tEZ1Aj03vx6n7E3pz/JWIvTs4j9vLHHyP29Pn5o4id2//38tXrS6um3ojxi2oIfCwVz1aNQXCuZkVz",
-	"ejzoRX92+ZI9vP/9/hFz17O5VHmtPUCouH/GEpEj5wJ3eWGepiv0dSgrWg8g8/2/vX1/3BQyrnMalGv1",
-	"dvuCtwL8O4Kj1jQkNLJUQv7lVyjD/rWOhIBzdKd2jfZPYIdRLr1VbF52lyCf/mv0MHWtM7/8/fbRbQ99",
-	"inctnVG5X+EzSmU7ej2zFGIyJ0d2omdKVrm82lJK9lWt39IK8CdrjMjdE1saI8S7ZYYqocmc++VXVl7A",
-	"ejP9y68skTwVkzVc9fdQ7HfKegNw7Njf2YIve4NlJieiz/5ulXH/QwxIClCuqSs1vOCVoOWnvRMORcH2",
-	"7J4IY1yzgysiWGF8NPgd03zwaWQOYKZU5R2VAeKygAGjVOHVSitr+v0OfokdXPD6PXDi/Q4SNYSBXPbq",
-	"xbUpcI+qkqBLXCyx/Ig2TOdMRvCdNgpOt6J5LxXxgF0IMMaJMotK2Sof/iyALswqJIGBcEgTfk9cgfY6",
-	"2QZB31goe1ks8PlS3Wg5sfZwKhVF9bCipCyOwlY/qOOH9kw0PILyWRBVs1Y3G+6Fvff0phHqrIjKSyer",
-	"iHlJxyGQpP9acETe+z0bFErmo6roB7ELv/rfqkq/ZlVpk7L9Vlb6GcpKA20TeIzlLuhWVlpRcVerpbgq",
-	"H/BRhaXwHPiOV/qHQqZJO8XjRKsbkRlsAIUACmZZl3NuBIuXKVeQzKN/j+3TYs86AK0sCJU+0Woqs0WT",
-	"T9OBdMNXgMIL7garCkPcJuaPgvm+ghvsnSlXrcuDs8KJlvVEa0P2eU3kJ8v0YvDx5aC5/5CjXI9w8dck",
-	"rvp750JRXK4m8XktL2G12k3vX4w1u+Gi3cDrzjHtgLeyXpLxac6OD48P94+O+w4+HA0inx8NuqiQ/4Pe",
-	"EDlNYNhUQvuVVI0cjYW801gvhEoE9A3OicPT8QFN8n27AvjQfbBFTb5KxSmLC3kKzSCU+AO0LWwP6SMU",
-	"l4ODHSp77a1MZiKPWS+2FnRsVYt4l/NMcChOnovJ9Vi/s/+d8FxYvWn/2whrr8b4RPuYXOapiLECuTb9",
-	"2scPv1y4Mo1yANHwKlxjS9glhEqsAsDfASBxK0ReIuB3CK7Xu/oiB45XXtIGkNdiGIhbSvN4CYTSr6xI",
-	"BUggzzFsvt5D2nCal/7xcHi51ynegMv+KtNJMck7rbjdFPbiO6x1zTyrNcRux+3aDBFJ8JBfDhJSmFwu",
-	"IIUz0SYfLUU2spZrQ0DNXcjsha6ixV4LJM2Xj8kUmaSCZ06EPoZpfttSTVPN84cnX3CtHHLirlqRoBfh",
-	"vJvrNACuRxluWrnfONLoHfOlDrBzfWdtT7WS1Fbcne0OdosyeW1E1k2TFOZOmLYljPkd5rqzvkfkyc56",
-	"3qOq32FsmU632pSwuva6li+Qap5c5jzbgEazEc3jKqBaxDZkWAR4bgA63qlauhNVKXRaJe4N0rBEmgmH",
-	"ylcqEiljQL3jEzbXRWYCpwBv3JXU1M5sQ+U7TBy8aOh/84czvmzQ+kQj/9YKhP23oE0MpkxN3my8yrdD",
-	"x2GLMVzaEnvm2Uz4brH641nv6PDkuwf/9vDwMPJ4AkeHh+zFD/3tr8Zpt8pL5RMSHJl1mGP8y8ESgxaU",
-	"7aI/uq8abw/4lq+PajAY5WcMP0C4VhUpbDQ8DZ+JCwjVb4YzD0EJC4Pwh/auhgpKj8d4F6zFzVe1QBX+",
-	"FMAUwqCwssEHtGSaQ1/5bniF0R5MlNi/ugOvB2vaDrtY/8iVN+0Ahtj0ssbaCqqnx28H0WUyZRtg0xe6",
-	"aGo0fa1kbiCXf1bi7JXNf5NMJIAvpJUpFrWWJKnyhydbkTE74SviFFzexM6KOFqmmV7QNst17D4748tl",
-	"urJnrsx34H2umLcNR7m1ZdF+xdQDgiOiwgTePZf/irCS9FYawWJc2pjgNAhq3H4FlgG6MiGG2J8rJY9C",
-	"QjWqnbTPSq3byFszZx3bzaqNdy2L7rCig5LZUDFgioWzg5sj9oseM1OMgVCQml2V/SwlAzj1JGGR+i96",
-	"PJJJTH0r9u2/6HH/TpGqjoWg+MbmxXATwILlYBp+nlDNCHP3KcRG2d8eE+3qKGyt/d2KWhkMnj7uGeuO",
-	"WdloA9ylApekf9fLtyca3LZySTqU3Bbrpdlxtequ9rjPw/G0E6rjev1mU5VnsK61VaPZRk7Lr6m61lPm",
-	"slgseLZ6lotFw2LB1sfkmPPxWw+Yj/zqG72/hmoXIO+cNJ9ppelQsWqYKRZbj7DDVhNl1HaEXhYLqJmi",
-	"c8CjZdEU7xkIjNz5tdtOLff66nWxD8S42Zd6GWI2CH/KDTvcHptZO3Pc5tq8BzoIrP/KtUVumXzty28T",
-	"63brqSLaS5F53eKAH0MKPTQx7WVSNyVoMr1obPbKSlUDt7KeVJO0MPJG9BnoLogpBAS5UEWSMzANa5K6",
-	"U8W/t2nXDX77U2XG4AriRnGCC6ONmPFdZ+5aB0zd3WYOFUxDtf5dzpcvvvkb4p8qqX9a8e7LfNqddFHg",
-	"HeEXNE2w2uvmfjAxZ/mzXgGuAvAYTKciI2wdeCqS6yUJ8awb96D+F9d6axP+jHqwpu4aTnGrGUCC3Jb5",
-	"hGpuG1lZ1bungpp/HK8eqQg/lU+/C4kahnM7O/EhFVon511kL9oawM9937JvxrYvOGWEROp+7cX0X1A3",
-	"HbMYQLvpb3GfkD4JTLN28VDF+ENMOTj3z5IKp4+5Tq1EhwY5O6Er8S53k/oQba0RmMps8Srl6nxCzMlb",
-	"7oBu2o4Xn0M08A2VCnS86ULYz7PjTc+UzCXPBTS3XCD4ZOf3wdVwp3H3vCXp2BTTAWcNN/82poqOMQ9X",
-	"Eb9Wt94Q7w2zEHduIt2WjrgtYz6IylHmJ5INGQho3dgWRBIZAlEZOVNIVNoL2UCqLISuXkpOS8Sku53J",
-	"lRTJ7mwTFWqEss76qzjvu2VsuvaW2jvKltLdnWuHOLKRBIJAkFEWDm6OGF8uzT5Xyf4vemyYz31aE0hk",
-	"jgyXT+D0x+djkfRyabD+JPZvjavgEcjCbs682DnquEz4OuFKz0mzIbSFTaelt9Nt4GC/hiJI3zDciUG7",
-	"Z3UvdQ9RlOvfduhd6KZCXftXDE0DGwaLPTp9fIrsfhwIAjCWa2rFKOAvQRErJi3PXz1j12IF8eAapeiC",
-	"Kz4DqN4Bi8d8cq2nUzkR8Slbpjy3S7+fihthv4g1JoCXJMD5RVqQM3pMdRwmInsWW2GwyLg0fVUCJZtW",
-	"kLQiiKAK+WvA6XzqX+Cwsu2BhA8JMQLjYLPHp2usJdCnh50lIvF1cwagc+yCgNULKB5gAdCyVboQ/XfY",
-	"i/bK5dqL9txYoTfYD6KxRS/Y1utnGQ0VEJQrEiDVjXWB4lPXPxu5Sm6Zo3azjpLP+q1EHrEJV4CkiczV",
-	"A7RpbgSs5yr4c3CWxKcs9lsAyvehQeKs9ixigDTUqAn/dOsFbg21sNaaGyXCnfgNFry4dalCK6qJs53n",
-	"RcbTfd/P0mgr7gA3BHW34l0eMWCWu398eHhoz5mMT1yBfZDPv3982AUlKjA12ysvK+ZquHLhD9trLd2F",
-	"tdc2aSAHzBpgN9XK4j4duIVdVz2dEoECNoFAqijyxg2eA9CVbu0DPWk0WzIRoO3JOjPgz0PE1x7uRWyI",
-	"Hsdw7y0C0Pw83BvrhH6C1hP7n4f2X9B8svc27hynea4n1AMvlk0xmoWZtQEx2oOzFYexWUSeePTF2nQh",
-	"BYOwsviMUa71KNX4JytA9n+t3TJa8gwu3Z5otyuPM6ArG2UHOFN3bYpFptWG7vLNDJVK3AYMddOgIuc7",
-	"u0mPjr8Ltyg7Ly+GVmkg35cGAzETvVjoku7Ses5KIHmZnrKpuHXg/A+CmE359Ah5JgTmJyda5Vyqskbo",
-	"nqkZMVakXUM/nCsnx8esF5OLeiv49ajsCuY5i62IDvyf1lpIj7+rqJvvGqNdre2sWqG1SP2sJSotjFkk",
-	"LJXqurFrdYuKa5ZbOrZ8j3xwXNkXQSPLRNvDny7xn2U/E0bkfjjVQ4RiPTeNcNottee4KEFjcZNQO2fX",
-	"ns8tZ4Ovt4duHZkJawoH2NdQfkxFfetiDlpn84PvEaRiZ1VUGTS0rm2Lz+Aoti5AcxvcS4dQC+aJXw5s",
-	"IyXgmnBdmgqAl0IlQk2aCoL3niUmbJIiAEq746DlEUq+KmvTIoulLm7zf1zbJOAaTKXIkBZqA9BpM0/Z",
-	"3apan2ZCYCE/cnBLha4OtH4BorVbgsYOg2WH5tam1wYTX1baBtfe0KkvqXIapekCT1rAFaRwftyRza9b",
-	"n5ETUCwybQOyr3026ODQpgQDRMEkQnKwa/kNVBrmMi2jImhNG8+uAuD1Mf515AQ/9hFFzBHYJ5l6Kx9U",
-	"w1iHwcpVDHnq8tcYyV7sGQfjJiza/tlQxRnE4IKXUVkkVJ42YOOXT91dKlwpXrla9WXsxTQ26BqxmxOs",
-	"jGQmTIXCrwa9trUPC1/IU/A3dNapqhSevJEaMFzMtdcgkJVWHUiKMRm3oZPUPxfDUch/tsy0ETujQW90",
-	"EJwUjDDkUPERar81ulM33txHzM8G5fsq0+NULAzZTWCZ31ToG0rpKAUDKYCgqd+aWdRBiQCBcHfnswxh",
-	"0gFMC6JeLSvWcqyhBnEyV5ORKNwcb5ualoyYFJnMV9CKRhWASqs/i5ZGRvvjaqELA+GVnhGCxT8+IQIm",
-	"sHjtFfvXYhX3zzCyAMqnSoEZhClI28Bq2Zcg1k3Zcs2X8loEYBx8Ke3gPkR7Y8EzkZ0X1jx7T/966rbQ",
-	"n95cWa1MDvpeQ4Pcm6syouTtwhbUKbTk6GF2qPDtIPoMry2HZ0+BvQ8fACRxqh11B5+Au0BTSrVeWtll",
-	"Cy7BlKYG4g2GlwtNsTlPp9ZUcM84dbudVFeABQ2hIuydTooMgI/KyFE0VHCiBX8hrgfqjc/5zERIK8Kw",
-	"iDlybJ++s5OneKpE9SgYREyjoXLxkSiEUop8lb2Pl8EtUEJXC9ZB/A5pvcAuNoOhGqon1gpGpLJU2qOn",
-	"UAnVxMdWEGO2zMRUviNgX/hhLniaz+1OHgvDevEB/uHg9zHi47JM65z1UJjj/lC5HvMW0e3FTkriPgzq",
-	"978/r1w5+P3v2aVQCYvt33VGq3PKfgCRIfIpkDAHAXHrPX0USWkY1X7yNXkdKmlMgcd7o9RWhZb14vR2",
-	"9D//9d9xf8Cu2qclcyOshMHG5dfCDFW+tu0dShXuTYdPRauAuSw7+ydINwJ+vINpi12SDDJbcdlfQJbT",
-	"PcMAOMvaDCW6VkzwWGBTcBpTC0gWc38sVb/DUzU0DPBH4z9eXb2qRYPiwVCds0wYXWQTDEYqhIKt1Pm4",
-	"yZwcnnjWyFReIxULBCcgogO2SiongnJ4tP2tXZJJkXPX+p+nFa2wvunPXz3bi/b8wb93NDgcHELiZikU",
-	"X8q90737g8PBfQQKmoMWP7D/byYawhQXAV8f2P1W0p3NUA1z486wIkQbym0KeI272G1nXJwlUhqppLrl",
-	"UOogHWLlelmMUzmByxDdS+lQR1gdqx3m4rNk73TvR5FfaI0lDyg8MM3jw8MaPxJfLlOS6oNfDBpKZV/y",
-	"xmSs1mWZBOjwOgYD7ZHSaxmg3iYmhObH+/EeEORvcOzunf78NjC3ml7hIDJPf97DHB6iFuCBmyykOqgo",
-	"39bP/hyDQeG1QeEWtuJyLAThOaFHDBjwDIRpEoijT3ia2kObxfa+mIBUqs/GkmkQsErECOoXenXMtP5Z",
-	"JQiPDyS0SsBp8lFzu7Ua5OPcLoWd48vKatQICZu/UHnJwatNlQvBdc+hrsNeWEO8F2LZaSGkoZA7YNQB",
-	"6CbxFoAZhLxp3gqihF0pxzuSGzQPEzgkcI171tYkPtl0VVnvHqRD+tVZtQ20kkv0o13j/n77GbdxKACV",
-	"yqeGLR3WPtXm9yHaOzk82r6pXytO57tI8Kb72296qrOxTBIBZQsnx8fb7yhPqqeInH9HxeNVjV2a6pwD",
-	"TVP9+9sP0d6yuROmxN6tZjK36I2foLuDZ4LggCLwxFvQFF3LYyYXUJdkigw40YAzZC5zwcyST6CHwZos",
-	"yp1q7pD+Hq0MQISLJ1pNUznJ4wF7jXl9X5EIr7nlrvbPm1XNivbgvUw+HIClG7eoI1ydUB73PGaoC+N8",
-	"EpFff5FLUnyoOozUaF3be0efZe9t2ncuwVERmi+55Q6/337HIxKVr7dH8bvWd9eGfbrBMAB53WoU1mva",
-	"B+ubOBM8Qfrnqk2chDUbeIxQ7cKZY4rWaWCDH94Hjr/KU8DD5GkqMngVhClFuJdPWrbajyJf22df4HzZ",
-	"JuNfT75Ptt/xk86fAqryV5PvH0W+g3DvasuFH+pZ8ornc8jRU3q/1ucBIcTAKSLUMzKPpimfOdyknVB3",
-	"th2E57sdWcQrWrGVc40FK4BF6XF0BDCwM25Y/Or86tEft5xjpcEXnzFDb5HAv7AGALGOBRQSUNo9T6uG",
-	"hXMTrsoamhkPKmkK5eDCfSENeMBw1SBg++J57ALNZemUKSAcMi1SxyfarBrW8ZU+0yncDuTU6RT+OhqK",
-	"Svl+Q5rqt3F0Xwh0qcuNhVRl/l+f7lA/wCDqPhYdbgkAwAlbKVJcV2uRtc2EyRG6tSkssKbQIAeyk1HA",
-	"ettia/1Wu2Fto9u5PYJZ/YiL8Jn9/s/pvwbz2MV9rXzUb7ZGs7/bRfqDnTiWQFv+CW2PRi/6PElM2VK3",
-	"hu13z7AxTzlwfQMXMfWnzTVOApsBFvDj7Xy1xeZo21Rwe8np0borB+xHKm7OoPdvwe3kTxknohOkYpCG",
-	"TXSWIbb9eBUgwhMIScYoMeZyrLihdYa8T+MV8aODGTJgj2h17ETGopy3ZrwaHKwcY2tBZHsbPeqzuuLB",
-	"Hv5KnnhlBJtNAA8HAav6TXWsuykg0u0btFFjbD21S7HFYtBPoV54Ppmv65fHgfG+a6TuKZZLAoQ0IKMR",
-	"UrpPRJqoRmFUrYwnOH7qoVFJvUWhUjvPeieHR4i3qvSYymnr7kboUJx5yiroDwOstAi1JFLj1WnwUzEF",
-	"p2YqlTTzAfNLY6/lypMWtekU74a496LWRO14fHhoPbpyLbGmivoIAkvQmUCVJ/dODr+PnMsHt4zKW0b6",
-	"Vo3Cy2PIdPonUsDy9ZZ4ZVukspSQf8QoSruC/+anfKxue/xZPBLfaL3FE0G10LTJHWoCz+chwAQWbX8m",
-	"l6Q9TnlVdp1TiAICEUHpE6zExmxAPTn5mjrGP3eCcsuFriXv3yGR1/GGZ9CsfLPbTU/sp6M7PqcDtQZ5",
-	"sMVzItCDb2ZPm8fkd2m7hsAN/5n9JJ9tpHZntVFtYAEc6AvT0IhR9uSyReHRQ5nMWa+5gcchohjhgE+o",
-	"raLvCDisUYKdXti/Gvbjxm64YNZI47np1hUXTxJacjA1GxSY/aNVUmfrqsy1x657cAk4VmAo2Hur7+2d",
-	"HN7vQz7GtfKE7I1NK70tWH22wTNru7m6Zooi3AP2BqybIOaNAe8QHIBaRCuvxDmHHx5I7bE/o1O+9jX2",
-	"t34+RzGEjP7CHmIV3qQ9R4tNZ/CVsEK07MxlPZ1Ve2n732yyj1e850nidNxGZ9Mp3ao51sX2QvXSyawK",
-	"FIwRoma2Namas6pmgZvWm93vhT4h5Hp5lmFvxIK8mTUNCgSK4YCaIsiI7rDCfJyv0bfT6g/Yyxb7LrZ/",
-	"IvjYUM2AyedqPM88dymWp+H4sbyLtOZapVtDfVeLafgvbQ5uKFALXARpah5zYcS0SO0mCUWu31actg6R",
-	"UWrKLc03/+IG69ezPz2u1rqh2cVG/Ko24EuFQotVzw0WIeL/2eOe9YLacWIiRVRpbyodH/cbjEW0e2iX",
-	"QG69wV5EQrh2o1GqlpDU1hRdJ7tyY/3Pv7y9+c3G/GZjfr3SQkYQPh1syu4VhGsQTmXh4EbTEQ2wUH9Y",
-	"pUVkOW0qBLdkl16dmvnYXkrot+RnPPC3FuYAhs+3oFRTyWCb0O5qPYPtujV95pmbqDbQRHjQ6WytPLAj",
-	"sRPEk53LgNmhsXDIfusbB2u0tmydcZG7Z2EKXmf0RGzWC3cVDJ+O5jWLgt7mdt6APYKCXOOeXj5UZjAM",
-	"txhBgst6cUakN8I0pbWgrm81MiKdxv27FjXWavNLDbVzLSPoj547d2gE0PRbHkIejDI43G+5QUBIj0HW",
-	"t+oIloMWCVQEkn6B9Ih3uet0DEHr6E8GIXnQWiN7iLo8MbW6scLxM9oR6/RmX7iisZPCpErGf3zF+duw",
-	"EF6THtjVQviowoa6Rm708Sr1DASMTNt3LCZ6IUzVYIxcxTBRzguVmIgtPS6b39GuvAquhn5zZnK9hJSf",
-	"S/YHqFdN8H8eX0ox60Dlc7GCn63mpGrniBldKiFX/0SIvibXGeqlBWT4sdbLX+DcDpPz1fpBEWjgT25n",
-	"VSolVrrIoFG8zStbV/Tdai1wkltqLLbVMPwjmG/1SX3TSJ+2VmGrVpoJlR+EaBWdKqPB1LmHO6Zyc7Um",
-	"mvXGKxaXmLhxhFve/lVaD5WFDOhIimP31VAVvukQTYdUmhxsPgCOjxkVRaHCqtDGYxGWNVHJbsHoNNZL",
-	"eqSVJZ8R8kBDhXRlNb50azQUmlXW1GN+SQPgJW1x2xLd5h8jXltZx51qtMMbP0IjfL1w7KQmQm77wXbb",
-	"EJYFlhsH+VURa8rYU9efxwPxKBiIWzZUQ3VVg58JSFn9IxwENOshtiyFWcGDKJDxvvLCe4b96c1V5Nq9",
-	"MJSQDVUdSJluohMfw57SsBtp5Nh6P5R6R4BMePKAAd58TMILwwDAwKhE2VsUJh8qnEY4C1RBlUhsySPo",
-	"w651OB6G9akyb3o1uaRDRdHlyEMIkU3hPk6S8WlOlHyJNMuUIzoEASQhBz56R68V/KsElo7PMN02VAGC",
-	"Wvx+6LBLhnun7ChAoj1lP7+1/wSYIvznB+LbzyicBDNK4PufrwuPQbGSii3n3AgWL1OurL2HwD/eazMF",
-	"OGIE7+YMjznSzKeCmxzxTbm5tn7ZUGGYf2KfKfPgNfG4kGkCnXj0BfA8cBDMXn4nVhJMngm+YF4TNylm",
-	"2BmhRvlcseDgFRj8q/hyTdh44S6FX8wZHUwQ2ACxIthPsGnj9x9A1jgioEGpy2DvC1e981yEU91mp1Vm",
-	"ect9YP9b6G3tAECmMl5ZsoYjYIMF5iPIWKrd5NnZv1Mbek1P10wH6xOkqfNwaP+BW0ctKemK6jYd5GL4",
-	"gKGyylIkDgwz18Vkbu2wc5YJoIwlpmiTyzSljUx15hOgoUkhvpeZvGlT4zzWdnVF6k+aEfbWBJLK2j9G",
-	"IH8T4oVrtl2+og4IBptEx37jugXiUgeUMy5TBg2wXk3QVJu/9OexPHfRbP/0woNpga2Ss5vHE672s2RT",
-	"iuDS1wOAGeLIITeL4Q86nxNstO9P4Wmqb0VySpYMlraAyQGxpKGqxcEhtD9BJq0R3oLYvFHAX5dnHMB0",
-	"tHJ6sk8RIHwyoPTaN+EDerkeqkzcSEp5278GYXqYUpEhrx9MF7v64eBXel8vUXmi5qz0xryZyxR2uP0d",
-	"9aw0Q1Vq1ynZ4TXH161rNQPROzn8vt+kfTFyGX69V/b2L2BY4Zu/UpB8F+XgguVfS0n8RpLkZf6sIpFL",
-	"EqddTZ8DK/gHKO67x8ab1FGzsy1UUibiS7JAgN6jrKVWfbvluxlaOGJT4ojfM7h9h4ob6OgT2T6Ac4ob",
-	"O2rWi+27DuBf+3i3h0l9ApcEAKH23+iLKRbDv05jlkolgM0slgn9E4ZiBxwnPOf0x1P70L/TQ/7O7C/s",
-	"70P19/39ffg/+2OMyYGY/Z1xFj+ac8euE+CQQhWnq83nLEa6IqsorEIEBUpEprNMGHOG2ES5zkTSZ/iW",
-	"THCjlVSzjS+C5B6LL9zF+Ap8gmPC6XA//RDeXcfK7vCUdWj5mPV4Kxq6m6kjitz2AsViJDV06+jkhxHL",
-	"gSirnCe5e3p5XI1yPaIzavtcrvxtV/oHe1PwUjw+xmJiT0869tzrAKAWXqDW4Gn/dPnyJ4Zw2WcEU2sP",
-	"rSkShxAu3Vw4R3/OE4wViIQenmgFH8JeFDwMgiLhPhvJZLh3yoZ7CAtcFDJBVGBk7oHx4wX2NB7u2W08",
-	"3IOJDPc+xGeMI2C6fQ/QBNKGcHEz/CfEccSvBU8Nka4gJwtpAKcoZM4mPMukdaewJNpuQQqj+YuSAXvC",
-	"J3O3G4cK9uhcp6R7PLY+zNuBxDKtGHcwz/YOdNJoAWkWoL+wCBwXsIdLTd9qqHxgJ/wefQrCOwBbkbFJ",
-	"qg1Fy52mR/N/AWOBEffiU6jQ2OepvBFx3xXtYahjqI4eMCMmGoYE9kspxUB/QmrtEnSBd0StfjuvkrWC",
-	"NwkXUQ7BCMCthkhlHKH2AcLGuGRwhQLWyVxbcTNIx4B3l8oCvi0EYECNp6CoUsGD8Bk7D2zMUnPZR7oB",
-	"n1FFB9mWZq5vzVBRJaa7CC27qbZW6oD0Ny6FmyRF3rzKLScN3wwB8hHH2Xrwy6XgULiKmM7uKak0uUPV",
-	"npTnEGwDWNqazetA9305axgOxBYD7Tgqqralt6+HqsdbdA9uHpy16QOpXI0Po2TAWGe6KHeTJ70Yqhre",
-	"cjime5gMOWMbmDAqFAweqRw+BBruRJYRS+KmRfaDUYZ8s9TpQP8iZoQYhKNxGXEdzoK3kOwOFWpMRkS2",
-	"WdzHPZgJTsMkXRn04dOcMRSLDIlL2KZT+U6YAWSPJyKNIfdOMu+S9X7SOmNgZAOGwbnnOHZhGyvjOBWS",
-	"4JrHEqStqXCbq9VQ4Zd2VbshoLm7LND2GBX+/e9Zz2GmhJ8xYlKVYdDIhxhQY7kQtHd9hgp9H1m1v/q0",
-	"Y7MFT1GRIp66t1sH7FGqjffLtFLoTlKUypRa8szv4qHyrxfIvLiiTTpg5yREWLcEhQ08F/tER8+W9frK",
-	"3skxZf7jC5Fnq/1zq6njs6GKn798+erNy4s/j85/fPLT1ejVk4vRi2c/vb56Ekfs4SFCvIBx3qeKa3Dg",
-	"p3JWgCLViUhZr/6UFy8fP3mOUoaiOFR2k6N+ADmlk0PmEdI1WhVs998NlBKYUjU5W9XkVuXEt5m0/m3c",
-	"JzWPqsr+NRcKDsKhEvbAw5EhQoYp0VO4cdg2De3sPaIBBcKgfXtv3D/zLjpyqwkYf75vlaGeTtHkRWsJ",
-	"xZUE8kKUn9nqQnt+SuCIo9NSGvyv05iUFjZ5cfb69bPHLoSP0igTtHfDU/3cev+wubxt9ZybfB8M9wBr",
-	"n/Vu7W7jisEvlwiaT+ePwTOcdH7mhmz6bneSIqQXn8K3cvY38noi2LdDAwS5qow03ItWYJ39Y6onMegE",
-	"u71oJaxggI7C1ToLzLjKKiLvARTASMOOD0/YT5o9Qkfd9YHkIk1NOP2hwvlDUhJqh/zUpZqBpnLKor6o",
-	"IcZSY57ITrSSxZkD/27NiVz39aXnDwwsw8BUyMREyBuoSwKjZu2btZKzVGbQhk9+dHjYkp7/DLGYOc9x",
-	"oT4qBrPmvFZHsE4LUHV/z5gIDGNWs4ur5jAE+O3jxlaFjPWNaOIOa4zhVDxxtC1cwnHa6JQbIQKoLauW",
-	"godC1xx+YFiVR3wyF/tW3jOdthM0Kb0/sVfGgybE93ICH6LmlMd5sEHsZq+5VPeM244wibOSM9UVhy3g",
-	"VAZukOSfMoJ1ctzhTVdav+DKcZOaj8/1CWude2VbBoHWY0B3iYM53dyJpKSuz7tE1yOm06RDuZY1kZO4",
-	"j4So9d7nKx/28TZDOIh6mr/uWwG3CZSHg5czVFZ0ByxegtdGNQU8Z0dojYOJBYc3sDAfHR6yHn1DdnzY",
-	"P3PN2UtOsBwiKJOokJF1qf964b7AbxkpswwH7VSG5X30f/asmEdwCcX286fJqtsfM1wQ7m6MVl8UlLVF",
-	"W9c6xQq828UyXysFup1Ds0mRL4vc7h2tJiJMdVWce9f6qot8qOyuxGJiog6Djg+RCoMuvX35CMNhSzm5",
-	"DoLdpyy2DsjT5y/fjH54/ez54ycXsd+a/dJ91RlWYCG1momC2149P//pJ3ubdSeg1Mo6LZ4zMbz08vWL",
-	"F+cXz/7TXu0sAxwM0s26aID17n3EF6YSE604VZlRvK5C3ltl7SVOJjAfUl8D65Q7LfJkXqjrMhJkfR04",
-	"oFfs1p7E6NdYz/ERT1MKEGWFYqlWM0crXUbk7hkag9Ww9pP1jo4PfXytUPZzDFXgBvq6t74zxh8cnrB8",
-	"nulihpVWMX2JmGYSlKHTS6A3eMplivaC9d6ovm+onNX94PCYxcUSVfmoUPyGS6BhjN3M7uwL90PncUJF",
-	"Kw2+bqMz2eQ4orvsBb76FAiXOEeStfmRa+fDRaEew0aFAMBnSpUGb/hKOdLKCDanSKv74CtU634Vw8/K",
-	"OjRngMCg7u5g40HctFzANl1/RZeNqcaLF4nUAThwL+RW5swsgQcRjCxfuZBriOk4GkP7AMdojDEsqBWl",
-	"jjyGdeK4e1+8uh+xN+d/idiLk/OIvfzxx4g9fX7+KGLn9v+9fPX6Es6MN2L8gmrH4G4EF80RzNjzx09l",
-	"KkBVUUDAVX4ueWbFxv5MCZd3uVDGHUh0Awb6uWFzCR4j4DZASIbe6cMBRw8gJAPPS3nWrFQDNVAsU80T",
-	"BlqK9Y4fsBc/kGJlm/SqfdN90lRGs0TDMVV+mtxR/zqVYn+aKWnskCV0VGHcLBETjY1VeWQ/FgQd2k6D",
-	"iq5f8HdyUSzCoN/VxflPl48unr26evbyp9GL8/8YXT559PKnx5cQQ6yfHM0TPGN8qMzCCrbdBpkwkNq0",
-	"Y8WmKTgscs3musiMT6SMgQ4YeNiJ29pel6DIua4LzGHCioPE0HcCgaHLHTO2kx/8vFqlq8ihZ8ypQxW6",
-	"i1lvmfIVnMcArSsyoSbYQ0o9JPYVYG68vniOATW9FAqit84NsJdE9tTDhBX3CXZe3Rj3DCCW8LzIRNhC",
-	"PBZDVZkBpH3sHThozuKUq1kBrgysFp9cW4eE7vfCEVBuwsb8Aa8zp3YwL5dCnT/bB+6vHArp4wNY3qo+",
-	"MbH1dZZaqrCkGzN8svLRYRNqJYaqVYZeXzyPz8CWrLOCtpsAzfbGUIHB4eBNbl291NrhG+yU3lJPrkVu",
-	"lnOp3rlAtWGvL9kTNUuloehyxKbTxVLM/GaC1ES2qn++vgtE+lcY/yCk9wP7eamtqxl8sVioeMCe5YBm",
-	"mricApBUKDstnvjHQP78uRxn8i/6HZukcmnYYzGWXDEzt/+ASYTTAokEwGiTs8PByQNr5zYO/2yozFxn",
-	"OSRkud3HppjMrcAN92baXnTLs4TlQjH0NYZ79lJwABwqFzU7KGLKta92360a7AptvSMWK52PpD1nFkJB",
-	"i/cGm7KzCbhB7irpj/th+uOMtdiNTXZaeYKe242y0VBbFGku7XF0YJd7P+E5724pXYU78CtZa7UxbLbX",
-	"SpXxEbba0f1PNvhKKUmrkQn2izszuhzvIHq+Yak8n+0xa9bO2YbT1brM7nTClTp68FUm7W0rPEohNNPF",
-	"RNMZWmi/PeO63Ly0BmTLbjKvl3L/Wqy2Na+WTOtbqXsq+InJGlgjaepr4cD3ZVYjBypxK8iL3nddcnYE",
-	"1Q5y+0DXm0pwIfaiAbsg5i/fPw/I/FavkykX42vEiLrmsQApA/QU4hnwTbQYIRJJhO+KAS1jhJzVcTNb",
-	"0PlS/tku65fugj1PjUZo8ixYgVY63eoaVFIsXhIBKCX6siS7uHy7BF2dhP4m217d4MON6jZmJ3ZcR8Nf",
-	"j2dOizRFcJcIFPOpq5DCHMKcmzmlEkqcoEzkmRQ39izgubUpsdjGzPVtk/z3B+wHb2vAoWAH0tA7W+2a",
-	"NSLH6jM+yU3Q1+jSLQBzI1V7z6qD0SMlMSIlESMIT16ywSuTW4Oz2oZab8DtcYeQYQ+8EG5QqlzMcHfH",
-	"rgEXlsqRDlIRg4NqjMDNCqs3fUcvh6WZ6gwhIGsjd8sSsXKVVJGm1gGAZd+kWcHTpAbh3snh/cA/tW4b",
-	"QjOGiI6gGHEoRqTTyE3jT2+uoIbby9S6fkO5wy36mSJ5+PCGPtIv1+tZHcJ2jMFrsQrPruru++dHUy25",
-	"hElumnVZ3e7Y2rKJB3mo5E5ZTOcVEHdCNV3uqxTtDoNIdwUux/MLuZwE7HJp2LWgLBCw/kBLEahAnpTA",
-	"ZAguaN9YMzPOtu9Jum+L0RPG51CNB3xosAI1TJvgcN8CZ3MyYOdwWTAa3PLrGxvXOtjYXRpK/YLDiP7p",
-	"c564RlvlvEMXqTuzXXYRyb+ssvCSRxU13UWug4GNx8EmWXNm8/qWaOpNbROXT20MbtPB/rj6V2hF3Sp9",
-	"u3kduMIeGM0r6SKfH3CllX1up1oae/FqoQsDooXWEhUsGqF8tXTMl/JarHylJ1mJ9n1C5SQl3kbrxQ4n",
-	"2xqbgc4xc55R7Wma+hdBG1fIGRVB2GI/lTdk6xo+hYC8WIwRDXqc6duSLUCPoY10uTRgLhOTp9IMdh1A",
-	"UfKcO5Y67BpLV0woPgafVM7UvlQRbmbPXmevS6W6ZplIxGKJW/GqNFMNWxbjVE6osEck8MqJvVrlkqdm",
-	"wJ6VaZsHh4dhJtqu++harEZK56MyKEPAknbolQ9TjWrrMBrUvMeVVp97k+MrtsZ2wnnAXn/wCQfRLbxU",
-	"X0roGW5ZTtbb/IEQbPouCkFMikzmq73Tn99WYkD1EYYaosjnoQ1mN1Um7MbcRyTS9szqEwdyD7auVmI/",
-	"lwuBAg0sqR4On9oSPPyp4FkqAYlMXfu6Nmgzz1dL4QGWb+cackhYm01h/Boi6krkJZCqw07ts5nw0E9r",
-	"APxchWzx7lLnq+07+FaYRw+boxxCY9yHXJ19gt330uRAIAvH4lykSzdpO/JUE7y/MY7yMjimIe28ETGx",
-	"v36Uw011uP1+F6pdj2ZFEMDAPQDIbp6jAADsKysTeOn2FQuu+EyEqSfXhRLVYPDboLH7gQ9esTHsyGBc",
-	"0rBfC1GUgPx2+rPMHq+I90MU/DFbCK5cqwl1DnDD5lwlqUgwV+rzx/BoAjaRNwK6TqCRkCdJBklcrqxB",
-	"g01iIDXw9V1GCeLXS5Gxhz79e8aM1gqiAwSk67OOTYmVJsPabrJnXjg/k9ccvOZrgQRUh7Dda4alt1+L",
-	"JMEKvcFmrH9OiKSvWW6NOrpJUbYfEoEB0pH6n65eK6CuwokT6lsPCqVl0i+rLNFlMWKSidygt7KwlprV",
-	"NNjGWXmS5+LM52KBTN5uBA7N1qVeA1Rv82sKCcsxN4JaEykYnkBN3I3E9kPzazpy1zVnTKHyOVikr4N7",
-	"WV93a07SLNqC/+73StR/095+RTecL+UTVSw+Nwqmn9JOEJiBvfybBMCsSJLbk+FfN4FgArYzDx7Cepx2",
-	"EkNzgukiNzIRzrnql5g4zUF26J7HJ0iFPUfxUAUmBUIE+TeO8Pv5pn8nZdgeVDLaBlM6cNeYGNoQFtLA",
-	"o8uKipPj4+pIDBNqkq3ASASsH5Oz3vmTy/0fH73w6JnV5B24idaccrv3DPAYDZakBVF+YF6zjt94VdNp",
-	"wP0WlTVCgb1Et+Ak0S+l7vpcY5HJXLC5NrkZKj1lMQExjRK94FKZeMAu8IymzEdgPkbWXV6OoIufWAPK",
-	"jMSA/QRFXVaBFUr+WiBGJBpUQ7XGAI74CEmBuxKSA6yq5GiN7xlogqfGqRF2WkG0dckzQ450JqAYaah8",
-	"1WKpsGC2EVvqLI9YMrZKJyIinjJVYky60ImIXGfxyNVtU/e+0x0je/uZFQgXuvIvYj37OCxII6GG50I8",
-	"3ph0IuwAjEkzrXP/j3IIBD0Zsf/5r//uR4zDuO05g8UDnBmoPULOV7BObkTGU/yYIX2WPdAw8t90TBB0",
-	"pJelz0fJRC/4qsmT4EDciiNXKqsAH5P1wrAoiuQXJmb6bfEsTULJaj43Gky6UvVuMe4wqOyVeeWMIYfK",
-	"fbmpzrDfTajc3iMyVrMckKYmqGn+0+XLn4YKhSf44HTcVB1YQPrAWjzYoHqcc6kCK48r9vK8yOeI+Q3H",
-	"BtiHsmR6QTSEddZQtDaDMKRIQiUPhYsy324FvvKr+kUMJPe6bYbSVXAef4R59CmtnHI8O4ltV6DXipyC",
-	"WVAKVwXJ9Ty8EJMekD8Eo4EFJy7ETXx/NdVjh3gfFPCTyp7Y1qDBMbIcIMAQ0nXTYR9Chd/OtdtW6PmU",
-	"g9wAC1s9YzqBwlZ18CeAhP3GKVFHnd2unzvkDIMPtcm9jtj66dkMLLtBVg6/rjXwr4Ip20UudmyY9Xdv",
-	"RpW9ENgQEg4iQqiTiTCB6ESYaYOekELRf1OV8CRgr0OTWOZwWLoQa64HQ/XS8YcQZR38gree0SlPfpWB",
-	"bic/CGgxhaZc0tqQoat6n+4IuWeGqsETRRPAmy4VkNe7aGL0rAJBZa9hTaCLiV8L4/Fzc6q543kuFssc",
-	"QjPWKDEA6AWHiyf5RpJy7SqsC2z2CN8DDSV+YxtHL5VvgKj9ct7G10Wm7a5fPDBtECL56p7GPznB246u",
-	"iczNwZinXE1Ep5oDugfz9MBluOlgDO+YaGWKBW5E3xpdeESSW4SRhgBNN89gPbF3zzCaSwO59pIb08Db",
-	"nWt8XlNWrXzeGUTuqhlAFxyp3SGTSgauzRCQ+Q+07LueOD9IoMZ5GbyWmPc/d4TYj3nbxndf4Z/dqrjy",
-	"8u2mjAnaikwE+3CMny7Ygy4S2CHd42GmqGV0o0kK2dVMTMDj8ooYHaJGf/oxPf0r5VSaJicNVi20pFTc",
-	"0gHQRyWvIlSxALVnbuzff0333q7DcHUahyTWf6yDaBsJ/to5teOW+qlMBUJTf+bsTvjCXfI71cX4TaZ4",
-	"qlMItmLi5b1Dz0f1MazHWQ49qXaNeM77m3snhmqo9tHw9vIas3hibgjR2sHPnJbQT/6FvgQH/g5gmRgr",
-	"n0qgrbFmLbSsQzUye3T5l6FiMMxBJVNkzzooe4GRQ4ifYn3UiQJeQu/k+Lg/aByu+TWNTxlnN1LckpYT",
-	"76RBGglYDakAZGAmTS4ykbDLf3/O3FPWB9PjdqC1dMi6y11VayGkRAny2PrWPuabWHXWyPCK9jLMuNK/",
-	"gUDIPgnOGnPgaDL4rxQxo+1rwjyVXdo5v6HuGDmbA2k1uRoVkxisIytqOkOU/JpfxIOkvJoI+yKMxvrc",
-	"12k19lZLl9kPXARAudRsDZedHJ7Qx/S4t2HUi4E754XRvhNq4mPnb52R9NV4c6HVBZvSJzotFoTpmll3",
-	"DC/kiY9I29f4V9BC3DMe5devXXXdTrF4qLaY0jinOfE+JT3SviaAELdPjWAgBLi7YD3YIFYiQcHHlLOk",
-	"VFN4BvfDtgcPS8VYCQ+KCcBQ6JXOR4UBDAKkT9iQTGTbc4mtaS+n7T8X7k9wmHzVtFc4kK0MvhX9/Zuh",
-	"hvuNpcUqq9xy1tYN34P3yXjUOcFQ+45Irp+CMwhY6Zhc9sj8qTARk4ulBhYH1D4q8WzhpLoG7KnVsliA",
-	"FJfvsPvQn2ywKamcw419nXBO0dsIDQ7oRSo0c+2ZhMq27ZJHWJfp30Qq4etmBrqIaIfUQHXtN7liZ2yp",
-	"QULtCYa41ZDkAjFpjA60C8Lh19ed/yKJgm5ispuf7Nb88bgCrFlXhAdkMHULx8G1hDVFYujGGJhQ9h0R",
-	"aDF0W7JEZKdgpaEX4qeFmQXoE4LSqZBtwSlYtMKrujIcjR8Ivgw62lkqwRIuUXmCLMhQXV5ePN2fFTxL",
-	"RAJVUn79XbgYmoCgJUFhwG7lx9NvAc6lYqs4yB8jMxTZgw1JALLEA8sc9GqbRYmdCN6a9OhrQ7XB9vNT",
-	"CqDkW2ocnMQ8Ion4nAqBpJBetZ2PEi77xjLXitIb7IWvq04SfausmbNVn3C2zMS+kTMlEt9r5MARNygX",
-	"tw8xlvHo8i94g903YF/BlgY4PXio77arNSBSd6IjYwe2Fato7gfQgI2qgfuRIIrjuoZAL7qmDfpNhSRK",
-	"j+xDmovPg7P5MS3q6yz9ErvSvW77UY3Xwef7tjnbzvZgkbBS+6tuUOuWbN2cOgjLbjvkcb8CtnPTEc/L",
-	"1mA4oe+ZoVpm0q7RPjSyw509nbHlfGXkBAia7J8Chpt+kw2w8eAeKndK2+3pPLE41zlPY3a4flpjhMWF",
-	"iYIYWVNoCJC6w9hQWTa+4bDf+YCPMFxVMslsOOejOxz0F1YUfsMg/k5f2Xl0TTJYWfimqtaRL3hCPZ23",
-	"/wBGBJ7ku9Pc1p7flmh57WLIpfnQe331dP+7iBVLR6Dx4gf2B3Z0ePLdg3+zJsF4lQvTx37oqooj+wNo",
-	"ToAoQeYD9hMCtgyVNGVEaCXyU2v1QE5DEkVWjJM9oL/HSDiCfxxJ12ni4jy1mxxRZjwYqnN8v0dxFu+W",
-	"UPyEYFXHJ4hRzHox/TDiedynjua8Alg9mYvJtUgY8OWAQwWuFUdGtKHCQBgQRRqEX0ylqjQUnxwf98+g",
-	"m0SqGZvz5RJQ93I/+3JOvqM5OGMoCTUWE209zdinnGJWqFymAXQy4h3gKkDLMs0OGQfhOMAzzJ464kbq",
-	"oozdAX0dqn2Y4EJwBUDU9nggQM1qDfDR/bM1y27dsBsqgIi1UoIA/qxExS5PLHAO3Xc1VJgcLzM9EcYu",
-	"W9xM5cUzr79Rjj8fjmv1PU91tvjSQXd8M0x6mzHqw5K4C/7JIu1fGly2CVYWteLga1adwY4v1faOQf+D",
-	"mtb8bAfMswXCZvOaSuambk0rcRv4jWtYCSHNCjAJHgdpzNJ0VU5jhuqDQsFlW2Z9OZwylZVMK3RtD1Xs",
-	"RjUi6MU5N2yW6Vvo79ZKRCwmuxh8WHtUBX+qJMC95T2y5kXJTYPTsEuAZQ3WxkfOVxqGZ9g2Vk/fzlce",
-	"Cm5Nl0dMThlXq4iUOg3EZ9gzfUutrZAl54YtuFq5mmUehiLP2Djl6hoONUyYmmu5XBI9RCW3j5HQMvro",
-	"TShoOnfnvlS5PiO4niIFAlq9kDn8RAwRGQAYuVbL4NtiJ32qb6G82YgICQKzAgiAJ3Oe8Qm0ZGJ1IGzU",
-	"VOS5QzxK5AzTVVB0DQUc8ch+qXwUAzPPNNMBc+OtLlIiIneokfAEAmfCWabyxhUriXo9ohUQJ2iIlU+h",
-	"qaHixIGLq3zPOM4CTuttDQnE14zxnhEymiukM48jqLxYYqG2vdgU06l8Z68fHdspje7H0OmJzNdIwQ3t",
-	"aNAfBsQf5zQFWNYcOUhx5UqW8YYiDKRgDA76Ch2nzoYKzY4ktNzCwkxAq3FagID+vNlCZRdEq4oWwbo5",
-	"EAU90zQAuhbmgV8u59ei6bOUWUYEsgImOCiKln8T7NdC5xxKZBxojsPyAaCjiB2xH38IWXdDiyjEqoIH",
-	"jcS7iRCJh6jyQT2e2q8GA4XJBEwbUACPO4km5SuRSCNEXhkEBRLwvn5ZmkH5U8+921i2QMu+gxV198P2",
-	"qUwFvsC9dqfyheOvkoKjL2CNKQ/XBPU0hTINZ9Q3S+ujLa1gZ+y+hWn3Nu7A/lc019AKKo2gj7TayHX8",
-	"bEbbK54ZUQkK1BG38eBCbnAkB32AHqYPMNpfFiLnGBz1/TzEH2jPCdxbIZvggAGEjyuTQzaDU6riLE+T",
-	"0zVr0lUtl8WbHqrBXeEUX/8s7LbCp5CJP1SMYB8QmCs01MByA+vOHhOB4SZzf3qlqzMYKSQyTsPlMy4w",
-	"i8N08F69MMZyhieIPSbQ1eifebDHBV8hsqRjAbBDHYuZVIqOKI43Ocoisg3dB0Ci1pIIEXo+wEN0DP2X",
-	"VJkz1oj/4JhgKtgkb5DwWyBxSwY4GXXzjQia+EKrGYsje1idxZHdqVgSGv89tht0seA410IlYiITkfQD",
-	"mh0ES4vd8AflK8+wnQTOeTRoct0YA4rn3IxQTGN3WCNQe1YIMkEB8z8wxNBYdSbXEVjx+N/HsQteaDVg",
-	"F86uNctUuijQxdNH7OTou0NQQlLNzirEUSXwvAcWKSE1PEIAEB2pAipO6XQhxram4/sVqoEvHQOh13YP",
-	"gnzCXpjLv9DbtwMAwGVfMr79LTBRyuQOkQk9aU/CASs82sKXt3xmp/n6GSYwpjpDZSVVLrIptNH2Ynik",
-	"XgrFl3Jg15w098HNUfXPwPklMlGCHRK+R55J61MV3ukbC54BeC9gVjdA2VLnLZ8JcvpwBgwJJdA2t343",
-	"NsCwXjATIrKNiyw1A0oF/sQX4g/k7vGFII8PPGeEDyaAR9Bg3lVyi4BBa22EIgo+69dVISEzgcUBAPMD",
-	"2Tc6EwnLFQ1dbLTDkZcoRLBkcLzPlMb+6MZSOprja7k9SW+90YN5vkir26MTeX+wlH+8evEcPsKnhpp9",
-	"ZpeWMETPXz3zNka9xcysTC4We2+jvXf7XK32sVUJVWIo7AfcGJGbg/d2c3zoIvrYERWGy9AVX0KOBcyb",
-	"UKjs57mwPh0JItTlrqwVMhcij5icaBWxVM+0wVjGCs4ygIlOSphSkoaxVNwKrybgK/vKW51dl9gLdn2U",
-	"cMCwZyXMNIK4TuYCi/wp4c9XzbuoperDnNvlWs/NVlfrqeMJrXaqxAaXZb+Q++NCJakY/GJi30225Pm8",
-	"bCYjZVU9zcLWsgV/91yoWT7fOz06PATAATv1vdO9//vz+f5/8v2/He5/Pxjtv/1fv9tbb3vbMf3LbzhO",
-	"cPO2iPbkgs/EwVLNqhdiDmvvdA8/YMOA3K3mZva/3m3bfhHu04kxd9imQf3qP3IpaosCeLy26Rgnmazv",
-	"fb/RxYLLdB+6WDo0mBKCMTa9bAQU7ZEiwngm1Dsk/SpdWXOX6RP7hisYz1dpM12fojQIXdXS2gmM7LJK",
-	"1uVluijgl4/cYruZZG4Bd+njDGf9m+ziDCcQyHso3p2Yu4LnWMeY2q6kQnpg+tXZKU1h516c76NRdPSQ",
-	"zcU7iuajdfR/YvSJPdOjezDiTlasm0xMBATtEUEbg/3lHZcvrl5BFbNQdV5cl0AZKhovPQqwOUPLLKSg",
-	"78WwVpQ6iliccpOP8G/ufmDWJz+vxPMeKj7jjnjLo8m/wMv2nz2uvEarCfZcEr5MTNvHEQdFmMjAb/FO",
-	"TAoE+ZqCgThU9mpsh0ztF8vxTAbWtBuRYVJJpFSnTZdgoaiGagfluvF9Qy5C32dcGT7xEKtD5d8NH2lZ",
-	"eLw6mv4pi6eZXkBWRtv/b4rxL2ICK2cPIPu/1la0/+uWb8Thz/QEyL4NFS27FTjKx8F/Qq4K4yMxz3M+",
-	"mYM/ElMuKQajDO0I0hrQhRtBciBiRSY/xOQYDFVscp3ZQR8cxOz1xTPWy4TR6Y0oi1MCKGa89oAuifuD",
-	"cEjUEGwXjcMu8aUa9tPcKxcdv0atefbMRxGsQea/ff+UMgHmGgo6oGAP4eTDNY/gb1bgtHKfD77NgD0W",
-	"ru9RanVaFy3qavZzsFYkuGQzeSMUMTQ5+P1AA1gTjaBHl1xm2M1sIgoheSTbQiF6ERUiHh8eepY7hEDm",
-	"GDx0XA2sd3x4RNk5EGi7pkOFHH0b8VJYD7pxy17k1hZPfwp8piSJf/5XwhgK3t9+wp23fdRy50+x2yrB",
-	"n1CuKdcHX1skZ7XPDcfjpyyY6TSVq6r19dtpUP3K7HfBmrWaBQ228MF7Usjduk4r78GmdnfGmlwvXU7O",
-	"agE0IIjXooeUno5+IxO/UFAaOIduRDZUmfD98i6GYl9CkRB/rpKKxGiv6/Js7SStaocuraR12fvWSLqt",
-	"kbSb7O3q4/gvV6nGbZTcAwKd6dIlSIl7Au0Iv7Uz6ijY730FE1iVCAKMB3L6/7H3rsttG+nf4K10+YvJ",
-	"tyBKPmTeHbGmdpXTxDNJ7L9lJ1v115TQJJpkR2A3gwYlc1NTtVezex97KXslb/Vz6G6AAEnFOowTf5mJ",
-	"RQB9fvo5/n6cXyorSJDpdJeEUZwzLs79XxQBR2efbH0awXz+BJWsu1b/nnetv3uPgqJ9kP8hPMy2F+I3",
-	"tuBMnFItV4PAU1mkX4iE4mBGFWIAJEcwF38j+ZaLDWWbceGot5iHTHYcCLvX5hIPyN+84pOjkq5rtRRT",
-	"fw4IvjOPz/XwlH9b2ptv4ow8jgekNcnk/xADWZas17vhXbpD9vajWlP8mMC22LpINgHp8jrR+8eUo6HT",
-	"fO+TnR2nDzd6v9RGL9fLJ6fPQs8BgFpVh3T9XvDBwhYJQm1vPxgt1aseVWDD1g5MFWnqvp7Re5fwRveq",
-	"FrJG/rnfs7Tcr4maWUg2PLxL+Mrv6tOe8/EKz/XbtfkRTuv91kQ1Dv2tvHZhGumqOtl/D3wpi2CyfXpu",
-	"PjjpKhWQ4YKKf9xFydPjW1JtvwVkqvjWxs2LhzRuTuygp4PUoT+gy+FKqVVDdulaKC+kYoqlH452AX0R",
-	"zIGR+LqSM4RWju4tvOggMmrrhZhwnxQlnMce6niokixzJHTLQ8aNMnPtt5KeXgFG9HrVQ/tXh2x2KIcx",
-	"thY3UjOB0YZMHmADWsgV7MscvDK5KNRKmcIxBSdOJ1rT6MlhZwd622OgbmohXVQVcwU1ozBPMOOhD2Cd",
-	"YzEmeTVbeGZOqVY2L34Gi3houQs100ZjvrCkmnL0tEDiaiN/OOrC9NsAtunXqvbqMDgUMd11VOCf8nEb",
-	"6DMMEWFs/RgZ/DY29BzNP6IPj6uJmLc0SnY93+DearRB6NXEVk0uJv8HSBHXtZ8KIreF33oYI5MuvcjE",
-	"RE3l2jVUMFfLTYpIRh7ABrJhdzVUQ+LdVxpv2sajwpA1erLXyRPOcUq/43cEnuCPMUqeP2zeTzMdXwYC",
-	"ZfDNq1ktBnReprZQEADItYECgalWpr6kZzkh9jOaGtNHwjmWrcuw7y7ssbb2crac21l9VCQerrAxIWXV",
-	"i368W06xKKFV/xkMKMyxhSDwaqVk5fB9b3MBjHfyYQYuxUIKvjg1OtFWCoqxblRZnlIONVCUUpa7QZRR",
-	"d5VKKOyNyAO4Wp75TThbV8GRRvGmLBagCOmcnhsuLGHkOHVD1xT3EnmmuYw1DDy2hXAnrXfV0qnyWjnQ",
-	"DphcE+fO98Bf8BGEYKKwe5gDFRobkj2LKcnBYV20bdwgwZ+fvBQQpBuJd80pyqhx5TLhtw/ltiZdxsry",
-	"rU+D8A9luJN1vd11KugAcEoKdwTyBh5WQ7nK6HaLDAyoGGH2NtigQOj35j3FqkApgp1MNdfhfX9VI4VE",
-	"Ss8H3yQCoEDY3OBq7nGYbl9YBzlNU53ss8d0L/TeYQLtAPC98DwAjmzt3ShiKKZD3GesK7PsGjU8NnDm",
-	"12Up1qZUzvV7fzpdnu0ddDvHziMapHzL/6zrRdL+Hu3lD+87fYv4zodu2dstd2MBXhVvZL3o95uC/Dv2",
-	"V+Tt62y6G9rBaLtq6QIBxIfvI123MLgtQZsKKX6xEzZcjq+fxVzge7vPm6Z7uKK5YBlTH1AHZQxz1DTo",
-	"7iaBAHyFpMA65aevVkEnwWfGodSxViVVRdY3VlxpMIBnUCy5rpSQK1nVw5F4VVPVMzmf8d7F63Qk/Eyv",
-	"6Hpv6Ue+Hx3lqDgmryZMlDKhd8wHxeYk5jqgVqBrr1CBPT7uvOMbtat3cX0fekX73h96Qfup2nM9nzy2",
-	"KcfuVtw1nxGl78IGsqs7MYGOvdA4YiX4MEhVwhaLYTMI93A2VOPIQq4ahaLQdTjMECwNC/tD2gnTX6N7",
-	"qvGGmJZKVnTa2FaoFNrQdl2TUm8CWLyfRYkN1Mq34v8/OPMQqg0gp506cso4DTkyg/zLnN3wucy3glwL",
-	"7WpbbTjChRAN2ME0G4pSnzJhyyIE4MSA/aZ2BhoaVxZqE/4T+jUkSig/YvSaKhfqyr32NRTUnzbQhjfH",
-	"VgAjg/5Q9G+GZk2YOl07Vc5OOX/NYPUmg/s0fI9iocoCgO5A9EJRY+LUdGtadgdo/wQ5gVfPXNWN0HpO",
-	"vxJYFCZi58PoC6YOY5GhE86OATuhWpPcL/1loWHB0ZbDSULsqjNuHMdEd1Xr+oy4GqWKHBWxj8ptbV8i",
-	"D3SKkic7fLCZwMQ1qFns9CPaCsvQpVhV+tpfCOTP3emzDSlaL09ekn857eU+k7Q7vhoTAZTbV6oBkapk",
-	"2yLdkJ/SQfPk9MZCQ8rhk57qjOdffJE9WWoTqjUOCKBBbStUfNAZpA3WfxRFC6aZXliRxtTX+9a5b4wh",
-	"yG6oTA29nlhbKmnuIMNd12rpDrmN44qevXnlrxXqiqwquem7mRtT9sfP80DIYVKOee/zTQn33z1YK31G",
-	"xFs6UYV2q1JuGqc6epxMqlZSfAEj/HBNwN9AIMXMbUxQsBXrusOR+CakYQCcXUHwTnHtxz0XOt0NGvM2",
-	"GrdxxvnC8F00IfDFHN0DiVj2ew2Kv/FenlVKAagNVT6CAtBQFOkSgLpzuG1yMoWwxJu0ff+PCLHCF8s4",
-	"vUbwkgviK94+nP2KU61ruDgcphNifZ1b2BtDTESMSGRFJGltdRmIfNz2XdPSSfB9BCmE64tgU2MELr3P",
-	"y5DywxEQHklbYRiJcy8GZQnr4ZrZvdApZBOiPEncSrribUQ6UchaYxuRpyiBkmVDL+ZdbmkzUKUKcK+Y",
-	"M1HnI/EDJLRzt2h5AEiHuEJubHWlKne6zzLKUtonAN5KCCy7TCWYz5RsiiOCYZlOH/dSP9ttc7bjoLyI",
-	"21f7WVG0bvb7iCg2WrnHWOJD3n0ERKWqcNKy7SP22V69A3chaGeHX8INm/Vaq5tD8iPhuf2pkYn96R/K",
-	"EHVlsolVO2ny5JB+D+kPNBHI84fmHTvbSAhNNiD5R+2sGO3QhgoQVbWdK5AteI/uz9zrTpn8CebnUbIl",
-	"kym/h0LRQ9o8LBnybtMe7zv64Bf0NplwMCN/qiS4a9ryLEESObEj/01eA1wWQjYyT6c/aVt5b6epr8iI",
-	"m4WeLoKi5xJFEbP/NXtC4JcFyPOR8MuY6IBUTesNTxwDNjpOaQupBiv1PP/MLhIE4Y5ZMSg0/F+BIHSk",
-	"3SXNbk4Wsq4bGh05cBLxRZWljf6IgTSbCFfKz0dmyFkpvXWRaLg66eBh2u44ASLldoMOhninlSL0kqS8",
-	"gqcA5h4n2Ilm5WBHGtYppGukqWOQBnxI0hjOdca6P1gDHEB3uAvRIoK5ZRW2sw369jJk9NkqDL1TB92R",
-	"2peF1D/tDktny3aTrmOGGMuee8xJ859/9HS0nw5ApoKtdkd1hn9wWssgkfsE8rY2tzf/KlJawkKsVLWU",
-	"Bsjak+yfLXWsVPK6JVUiC1L65K5Ml3ACDklyCdvkDhJcPsF0lV2rfkCmCiyFOIuc2QeZ0Z0SjJJMuhfv",
-	"5FHEx58qC2T3TtgZanhVNLR3Pp8d2E+62In8dADwzErW00UHBgolCkCtJ6pgxTE5rZiSA0XROEBpEhJ7",
-	"ksmISJeAtxDUspygPsAmyRjWnINjoN5AA9LLOoA7DQcCMyQQ/wKrBUIqAUm3kXirGFzakmYbrv+o4ZHX",
-	"iUUi5FCkKuY5YWjnbRVSVGpprxO9LwC+88eeMo472SDtY/keciAeSLHAxh4Jk+FWikVMiUDN8rN2saVd",
-	"kMZ9O+3iEDfRdq0TRhK7rh7QtZcWwx+gfoRqJSqtTbzMToWTQqRU/rxuVcCIa+30RJe63oBPO/yKbm1U",
-	"5nPMBMjJvZzTN3UdzD9bgd6hzbVGX1JGwELRf97vMM/SMXcAOXH2Q+zq36hfBIDraiFLZ4lnIDFAMCqw",
-	"ZX+4kfjmw0oamHKSnIOISuPyTOSx/ugSa4zyIZqT67L0NiaERcYYt5fCaTMv2e9uxRyruZf9brJHcpHh",
-	"pDTqrlJBfPflsX6s/ZWxX0mnjrSJiS8QkQNbEqIkdjpdB1RjjlLCvcLXYfxcem1vgR/1jkbJarq4y5yA",
-	"dJoDeHfcuX0diU/camp/iq/dvyfwNl5AmIHRp+rSa3vzDkKsoxJS048ZhQLaqBvyDKs6uoyfMQcepr1X",
-	"claDtiZrwEWAalBbbIDLB7+TFExiXU6FZTlOmTpLqlt14s0BIPQo2hK8X+wSwf06eQ2eLkCLBr/ORAHS",
-	"+1qX9TipQ5XlDdAFEbJCh9QUgwbRd3SfNbsPLw45BowY9niHrSo7KdXSMVJP1sIQc8iTEmYJ4jrzSq4W",
-	"MC2A0Deoo38QPZ9856hirsRE1TdKGfR1cbKzg3zm6WZaqiFNp55FWGOHnkHuHTEBynRYE7WxFIwBKHq4",
-	"jfxB+jo+M6itRS4lSrioMN0tE/84f/2jMMrhfWpFodQKEhbBWPVXHSKZwXN4TGGu87Jc5hwwz+26Xq3r",
-	"S/w9HzJAde4PRx7i3rAF+BtexIlcfahVZWR56R+M7cKT5EZO2dc7rOS1U1gk1BzyMMMA8gzAlKA/L5+H",
-	"Qlvax8wbQIQ6rkEbYCu8hROPixNetG3EIK8UFWNfWnOJ6lGOoP0Z8Vjbpaz1lNLkrRlyW1EE97YWj21T",
-	"V2poXqmXmy4jYqjdyvpD9QlFTtZKvnaqutZTJeQUcCBdSLZMDi0ORhXCqXq9wpr0VWWJnxFvoQFkem+5",
-	"jBthSe5JMdzljb1Hg+nRvbB7gfOhXj0tA05E94NG5R/fvdpxOTbMnlv4U3FaQSZ5tTrehy6j0CoSYF/r",
-	"mjX3V0AfYxCKoYUh5GKhbBEpsLiGbNjEL8C6M6/2NjFiWjANWSPxS5vLVWXnlXIO7Rh5I7UXUZcItBCD",
-	"IXK1cp0lNoR56e8ltJN6s2zYjZuwzDbkSV8RR7+plVZdyhAi73M+H+x4Dqfjk6is/DR8Dg3fdqc+urc6",
-	"og9IJTCn8y8xR4HzQxjJhK3kRO+RRQFlDeua3IWnsTCB0lkuU+1spsvSiZZ5zS90KIz0/PYvyWvFxsil",
-	"nqJT0/cIB1ytTa2XKgAwU37cCs92bZvVIXnU1XIxuFIbkTe+S+zDcXCpLuWSZlMVLC1B8eo/vHNI0y1N",
-	"LZFV++IPotRXfqMsNVAdej2tNySxL9P+XbIraovuDa9V2rJQMURMbP9H1pQb1p9IX8q6dl6K2SrOdkWa",
-	"23GVTlv5dyCDHVbU+xq37zvprn70O/XJ4a/G8w+H+Tavfo2b7mtZy1u89Rr2yzluxvsvQj5IQQrelj9P",
-	"rKnbU3DrpP00V393VMgGXQAdl6tKOaIxDk4COLEt+wUeJyAsULRkuVZjpIgLJjrxDdUWU+fbPjYSiL/9",
-	"O0fh4Bi1ksw0ynvRVbDLhqPEiNsRfQqmd/hUGoP6Jq2ugTqD4DiQZWlvADQffSbA7RawuhDzxCtAwwyQ",
-	"MWSMxYMTdC/qVCRhS756KgiJvJ4uulnZgtdigEtVMRRrLfL/vnjiV+niSSYuyJ968eRfDJvRrBL24hKb",
-	"YR+LsUmnwRbUNYFnLuUV5pSpcBRP062i6/B5qE0kqHRtBKwEg4M1hXfGdZCIOotxQA7j8Y85BSIuZU0Y",
-	"70tb6JlWxeVkk3OxOLIB1dPFU0pUaq9BLBXn8manUi9DpeeLGrevrGu/ZQHUDaYdqauJi3oDedQj8aPt",
-	"Kjp3tSyJWRtKDuF6OqrWJnG4hV076vQooBvudXorxuir71ylJ+taUWcWkvLGYG2Si9StV6pyqsCK0uU4",
-	"1q/U1sLi0qZDvOor1anYYT4dmhm/2AnMSZbwbyIYAJwMOiQxN2WZfrB5yzcxgNJDNSD9sU3rQCzdOKfD",
-	"uHeRznCr/j0WIrQGFGD800KUXU7GLZcgqETRT8ng/4rKF+VSBcNJYqXKm/fvQMGiQ91jHP3gt/XmHr0h",
-	"b3zzeOE+WuR4313fWq27jB//UVHw0f+GyAtBOHTrDusOqw6TCYLHpNCVmkL6GXmdyb9H7obkUuu4EiIn",
-	"azRBCj2bKcYD2z6QTx3UwWElu3Ro8GA1XQa6u0SGeG8xpU2B9JDXqkBYEWYpbZz5VbmG/KutDGH6fZBr",
-	"d4n/jXkgw3BJhLzgIE7hcgpQWJiUnLyO5K38eiKldQ0yul6oJEgT5CDMYWO+wjz5i3xMsQQMNKOexbKz",
-	"rYWh/lVzMSKvWHskI/FN4tkiiBFG+oBrpoHDrNKrID7oxz8SXwVgND9wAidpIksrWZU6vckY3QVvyizi",
-	"yu+5Fv3SVmsVKxjxXuVeprMaQgOU8OOGXRtTu87tCL789iajC73/xj+NhTGsEqHnI6mmbFuupBtlgWFa",
-	"OvHm7N1X36HhCqASe7SfmS0BbjVcfDV4O/k+5IjYBoI6cW+Q7sCrv5DXangP9+HZNnET6tUQ2YNvnzbj",
-	"Wpg3so3P6uVMqiWElU6wF0j3b+kPvKzDPcp0h4I8xuOgvWrP2s124HKmP6Drwe/AXSE66BplsR0Q4Moa",
-	"HZYARYETO25L4hA/igvqGCyDtu9c6qDRM6phR+VCiC3H7pGdEcV1UI+DTkq6M8JrgIqLrep62Otgzqjw",
-	"OOb1YB3Ybb3OXdlHCSgRwztv1c2Covny5GVyRnjyISDrRQj0/83+nJ/EkmPDZ/Dy5MVwV5rgPUa8Hj09",
-	"8COVPDGIJFpdMX2a4+FnZXBLGXyf7vqDgmnHcWJ/H7Bc6l5a76pGSy7oNA16y1miXbA6E8dTlyZ0sMZz",
-	"ln5f/br2Qtd2K6MOutsFpLbbmPwJ/6TNHLwFpTLEHckKUIrGmmS50BURLEbyOclKxYRmMiM7EVF3yZiY",
-	"GXGP0iY2gg3/Jwocv/faWXufZceW5xlddZJv6iLdPgdIkiSWfkB68tb1HwKIiCgWv4Y+ziwobboibm0m",
-	"ajUF6Ald0PkdZZL9VZCQRYb0q2EkYyIKPwRKP6YMx0hTTKkxtvl0qWRlXPKxpw4npT+191Uyww8FvRTb",
-	"jKfsMAyKZBbT5fiTADFtT0DnrXyUnpqPD/B05pHCEiraXbsZvcM5BNB2Pp3gMm9gySEkY5oIql3M4s+a",
-	"uKBo5OP7WNpcO7FYL6VpgJCPxHvoYCmnV2gk4a9wzIIpWaFNADk5CHd0Cn9xqZmQNY0EJNhdrS79QPK0",
-	"Jwn9yt4sObIPRuIVI6oswaFrLBOQwjx18UUnvWV4+xbtCoZZKnWtvMkVVqqzwgDWE2coYLXq6MzhVSM7",
-	"T5IZfRqjHzoA0mrjRw3Pw+Rc6sLb+IA8SD6PWLSfspTcbd4QdmFb8OHOBaPGz8g9qjGpmHs0wyl24st1",
-	"uZcp1q5rcKUBEDMBdULX6cR+1nG2RDPuJzpeQdbtFsm7NZ3j3+jY7ExLfEv1hXhgn6YaRipyA/pyRKGQ",
-	"06k3JJrXiZjLazVuitDIZxH1q4ZDyMugK7UCHNFUbHgZwSIjTZEJzNWp0+ZWRzvGXBsXyaC2GCWkcQ9Z",
-	"INurDhHwFv7ePB0HZw8mU3YjHZV5fmZn6FL+/SwD4GE6y/ekqWT9pdHpTumpjqYD93El0h2nmkMUB8FD",
-	"h3hGkvqY4mll4MBIjVNAxAkuiZ/4faz8W04Aq+uZlwY/BjCHuVy5BL2w4XuIES8oUIT6FFvLUoC2MhL5",
-	"Ss5Z9QEHdI4VVPWisuv5ojEIpr/rSMm8sdUVeZ/zv3+z7X9AFwlUSNQ2XEMETZuUyPVAevGU33/J4uc0",
-	"vbuyCG9rB6ZHhTXGFnPvn8Yk3BYbd53lx4INlIMjVA6OEuXgANdMh0aRGI3e8PAiuC3vCDws/QSoOiBB",
-	"oOJhJL6MwFwNWOtgkIyhtov5mVfKFNrMEc8WvuOVlY2qOQ7dLVl+2HznB/8W+nCWDP1RCqPTabwXnuDO",
-	"waaV0YeJE29hvTIze78Jv52dvU35b8N3kcztJ1kR3BjM9rFLZEN6nBOjpHHKkbj94PMdyOp2sqqfihoi",
-	"NDT1SXbH9ptigAUNXkRsgf46zujE5l0TyX/IxoJ/Ivmy5kUGJ/FI5Pyvy9peLhXxVGAkCPOXiWBDVY3v",
-	"IBhMyvqXMvwlXEPdIiXZtu9glh9FlBCc9z0LkQg43ItCECDcI3F8Qgq2A4M0PPXRGKkJQ0Ky7sleSVa/",
-	"r0vNvfSw3Ae3WIzbiMeGQ/VTFInbfuF+KbgfOCH5TlqAGRQL8GN4Sy3+KRER3mILO4p1HlVQJZQ3eyp7",
-	"LTECBV8yVtR6qZCuJwLBT6k/9UK5gNoPIV0Y0CX2Mk+5OJmVXDtR2XWtRKlq10aTR+OrWGqjXV3J2lZO",
-	"FDYGjgfkGO8FmM/2wcuHzLlwVMB3BtlzUNeRdQfzGlfF04QYrMtlXKk4y4P0tlkyqEAIBPgBDUfiLF0U",
-	"h4guE5W64V2nH77rc2IAN0A6R0OaCaGLOBnPnycgtbWs5qrmXCgIfnApL5bINBZKTEupl5ARhUvmlxnj",
-	"ihwRiSQulVrZqtZmPoS81RsJaGiU1kaP82YrlCxKphqo22Sk7QpisTa1LtPvMNmEG/N/Mt4kHxw/4PAU",
-	"lR/ToEMSHU1nQSWJXax8Xixqs0ai9/bkGQCuxRn3JxQiDcB7xcx1p2mfEpIADDdEfrzJug65G22FJZlJ",
-	"JFNKZUM33W+DZiKhKqEBIPGEH2tzQOx1hcojd4rgcy0O5H2Vl1lCfuRlTWDnc6q6hgyYWPq6VLXEctUm",
-	"wHrWRmYPAO5YOsqgeXZdTZlGg4dAAFzQWe1FSY6PUalqnmHSMeVnJbuCWKnwsSF4r/i4ORjkDeH9cgyu",
-	"DxeidQneU+yn1cqjokW0+rIv/pPu3ztC8P1cId8CpdjSRn6PSRZQK/YCxSYNNYldOPau6xBwT1NYqCS8",
-	"ydfT1IZ1PU7ErAaGo+3o8tMUDGYfEG3XCX0YjfgWR+PPUjF8i516W9u1Nfm7XY1xxx8f7nXsouRvKO9N",
-	"osmkmNJf6ajVZ8hC3OSmDQkrSOnH5wX+DHr1ts77cosTEwNOZmaZFVNOF2lnuVwC4rWpZvo0EvYZkUPy",
-	"yUHuhY/xWd65N++guEDvAG4bLOhwOv8pTnFwB7YmQP5nHWnWjW+fK97X4j4GwYaL9FpVhZ7WGVbJRZvd",
-	"m1x66XexptjAEJIRUkylcZ/rONZyRe490NeDfT/IcSYuK+UCaPRQUF5YbW8k95TB8VhpvORvuPw0ml9c",
-	"wEaA1yyesMbQrpQRg0bXh8ESwRubhIwiuMbQT1DE8bNYgZ3B/vlFEXViexjg2+I6fsYRIG5aBOaTwS60",
-	"wB0lTdPfEHkHGr7V1GLEwZ2mNZjJRLMV6Q0OWZY4d41OQgSbTcxofsRvxNq4+KfJhsjdcb3Ju5yWEPR4",
-	"gqPxFzsbfcPiXZe5i1ZXu9sF6FANYpqG2dUyGlmt67T3w8VFsH5wdSGdY8v7yvX3W7b/gAroafj0YSif",
-	"gmrSlTIEE8GmOnFgJhsoAOoQdftp6s5BLmXcPRkmpX2QfjIhd2DUnJ5tF46MRPfj35FByO92b8iReN1F",
-	"nKgdkpUpUa2xnxNbLyKeGvkdjq+fiVJOVMlL94udUCyjy7uQrhvWbFw/O5arlTv+Ta5Wl16M/mIn7vi3",
-	"X+wE/sU3AyRMxdMc/CvYtnTbx2AYUFcQ1YEN/NhjCLyKAeZubPUDnsmHwmKNNhwEPzj0qFsKx7AyFeY4",
-	"jhC2YKXiNYXTIpuLC8yDft8gJdUghdc87XcgBqehn1nyFg55s8Z0E/Kx0drI1YpTbNHXlHh32DGTeIya",
-	"cqsRXwyvpeLK770oEEhG7iS47PBv0Ocex8NBjT9SmustDbkoju/IpPvs4SAPB59lPrm/27FxDPrW/SuE",
-	"KQOBbxEzSwioQPa5TpqaHmbhtpTH2rbANwOzf05pJl7DGEc97bCvcGE2KFbwIVSgNkF9i6zGQaEDOYs5",
-	"d3XCcAwe2KAD8NJhYMhfOQtE89MVa8jOPzXRRg1H4ty3DeUCkNaPJexNUwOkXGsOUIA9PznBi0jXabnj",
-	"GS9Ft/5nTZytKApfiEErWFVbexqLr7fucEc9H46Zq7tDJGc9cf2PlNoJHIJ2fabDtmyHyX48x1iX4d0j",
-	"WbdHkwmDMPO8DT4L2o8XtLAhSDppM98vZpNA5CHJPOnjO2u72imXXX6oV2nbj5Lisj2cByPcbTQNUmQN",
-	"uUg6hcPo60Z84raduc9EkmQ9b5NEks7EJ5lEopv7mE9c488HpI+Y9EPowdCmQIuR8XYJN2sw2SSwOPkQ",
-	"y3riroh1wHwxXsB0+V+n0FriCInYMOwVqNbGjUTe2GU5hmCXSproZ4EEFYjAOjWtVC0GM1tdGDbFKU5w",
-	"pM1RvVBHpbUreG0Yy30iJkHsBiVYpAS0nTLmwgxenrxEF8ONdjGrL0ayOFWDgA5qS6es0V7q76C/PfXq",
-	"2EJWqsiHp34FLkwPM0QK2ADqk++SdJFkookLjCOHuWtS83oD8wPuJmyL81bWVeUVjQRTYuMnGlSqOaiZ",
-	"cgNY1rqGqo0KYHAaojrSI2P+AHGInAp5YZyaWoNR/4ZCcmaI36ErsyXhfPAvDlalrL3k8TrUbMYW8XB0",
-	"YXrC7YmouCdDNGnhUcPsST/2KUnpin0Osd+xAWqMmgZ6INTumzKzX3J36UrHU1nL0s5vqzN5GQgWFznB",
-	"BnWE8YQPJgW26ZEDBzlUC3m7zsvwua0A0eXC+LOMBzaV8UVHOL/rQLY0sa9oXI+ijylTQ2yTVTEeZ68e",
-	"RL8fnHjcHCi++2BKEU3tbXQj3hQ0MZ9s2UEq2qZhh/2O83Z4doufsk0s9NxqvzPJZHu1vvGfefKgG2S/",
-	"MR03xeYPH6v+u/JiuzHmnUr2PlaIxpeeOqGLe+JF7tzGa30UP9FtEHy51iUFeEGnimG3Qte2Em5hbzih",
-	"1ykII8RBcwY1GAe+S3lgOcNLb7NSkEV9Yfx/AvDStAQ83PARpgDRAA1SBKWa0Dy1EXlssAGK7vuLWE5I",
-	"ZjaQ5sKszZWxNya2n2JNDilY5vX3LQ4S7Rubqcr3LnIkQy9OCeLfZVSb7LILQ0wZLhNUOeEyAfkfmLtO",
-	"JHR28oua1m7MX2AM/ApCSeLtt1+JFy9e/FUUslZHtfaTN1f1hclxxU/jDxSiff+KOzzX12BbFXNVi4U2",
-	"NfCxqg+1rJTEwkJu1Fs3GPUx4n87EdOFrOTUT+iFsRWERaUGYFzIuJ5USl65TOSAozmxH/BjcZi57xT0",
-	"CX6IfY8owwhjB1qEsLMLky7iSPwY6ZqIuq5DV4Ct+V5jFfA9Ke5/VzW38EhRo9j8HqoQfzqTP39qtzOs",
-	"pleJW+OAHZTI0dtd1AeTpjX8Hbs9Aq6WmyQkUq2NC2771qMsJ8yFATDGfWYskYjd1ozFUbTN2MNQQppW",
-	"3idBNfaozGGNjbLr7t+rE6Zzv8t7vU83fCB98BYOgz+HGnjwTrhtFmt4/VXxpEdzg+gzF7/0WiDfqnq6",
-	"UC4TJdCAJ/AnyccakNeZkGJVSm2OgDS8xQTO9Svp6xdmiu4MB8SLIK2VBYeriWVE4Bw8xcI/92sJVHAT",
-	"6VROcnRSKseyVnuNo1wvDf1ls1JeeasvDND0P89OTk74iYycCUZIAeY4ckCiY+LZiUCHohuOqelZvaIm",
-	"7eqoVNeqbJr5SpR2rs2FQTIIW218ywIa/uLkZCzstarE+fl3EZOTypKeOnGlNmKljVFFBG9OLoMFYrkv",
-	"rKsvr9Qmx055VU6X6tLrOQBb09s7XTsxWU+vVN3oU+aH6tVqGiQmuQFhbUG+4AvD/0Se945Lzc9ys+7i",
-	"Vt7qC9Ptrh6T63mnt5qc1E2uPUE4b8jpSXsMq/suzPn522+P5mtZFao4FYS9mIE/ayKnWJlWanN1VNqp",
-	"HxzkGzpKPUWO5LUplYuow5NNYy0vDPxwBJimg5d+lqe2UCJ3rppdTko7vSLuUyPWBvJOgRyDMhttRamD",
-	"qsANFcb6xclzMfCfujD5euXqSsnl5drIa6lL/4V82DinOYmpHOPxXZd/8zL4gWXCPV4K3Ma+G2FbGz3Z",
-	"L26/lEXQtP/Yl8jXMD0TKgtsXiciEaoPc7VURpbHq8oW6+lBSDkTXcKGFfyOGCxtoUqXgb/QIWBeEOrM",
-	"lQGhZTlXzVJW5GGAkkngWCGJBreRfxi49L0FORJvuDl/mFlHPrqBzFsg42+Vde3xRZfkFFzGKCVXmE+l",
-	"ETMdWHGgWSiLBpY+qG3BoVD3RyJnMcuwHGFu7CxQnaCBTw925yLwGB/c7/1PpVaYAZv2HLzf4QYZwEAQ",
-	"AHbY5wvnp5t0ovLD98rM68WT02cnJ9mTpTbh3w+bHEATfBvnN0/IJ+n13jqsiUzxv/kZ708KOCsKfzu3",
-	"P0JIuNv56Mg6PhI/oq+vUmJt9K9rlYlAdzWVTh1p4xSQTl6rcoN5blfKsIoSCbxB08Lrd0rBu45isrOi",
-	"oGW9J18QRm6pjUcK4IbW96P+8yo9qCn/ScRfz4qiYzt3HoneG/IWdPx8dTAUPl4a3hqYKGW2bsG9x+os",
-	"fBFrRPh9uoy6Dw69cqnN5RrKLSZqKr0Sjm9VVHKGLGhqpiqmrNV1H5l9etoO8TWFK/Qzo/19MNoftJ8P",
-	"cEsF6b4/hh/vxA6jpHd7nDy0NLwDSfgJBScP3Ae3VCzxW4cTagexNw5sjUQOyNxpuiLuIoiGranT9BBw",
-	"YFvM8gNW5VJ5veEA2XgbHYKo63Llar0ErsGpdfXlSlWXa6PrHNB9obzdNuSkF9azWlVQ/DpuS+DIBu6/",
-	"tn02vil0fb+aCtIR/R5N5cHPJpE8Po628se8EQIT2q00HDTeDzD8S2nma7/P8Y3o3iXA7XLJaG7egAY6",
-	"x5gB461zeA9PaIKjNUeczNJOKTkN+EkSL6as0TvHSGJAfYpI4HYm/KHW87W3LZQpVlab2o3ED9hFkCDx",
-	"ASrRITipQf7969dvfn799p+XP7z++pvvz4kzvsFD1p0Hh1HAyVqX9ZE2ws5mEB/HAeacXXcED2iTi0Ew",
-	"onP+W0ZDF/m8tBNZ5nEK/BemssyHCXOoXFpEKVse6tcgRyqsoyxFjs3lYqbLWlUpfCitJ0xLgVCbUFM/",
-	"DxFRZIlyiZcmh5cw8bsHkRj31Z5cmOh4oF4gXF0tSiWpOJ+XNYCAUs96PBD468G5eG/x8ft1O+Bc7BOJ",
-	"wRdMc/HJ5tnFgbRkRiKI6A9RDtmVMnKlRzyze+gItBOvV8qcvXklXoxORi9EYadrrOjCgkFTV3Iaypv9",
-	"eYS4foiuh4r3jDm4qf4NKgy1I/qzThUXWl7pr6nJj1V1W14X0zOyUczvwuyhvo3U/TpPhZ/tOPrR7112",
-	"NV1Xut48Of3vf6WbgNve3WqyEdzG1WqZbIRVZWe6VMdLdRArBfCrkFu2Vctu5wpiYlTM2Yqui1fo8mWZ",
-	"YzZJgOuUUtv+8fM7QouAKwEq/L3IR2RUfIZgj/yorxSGk67UhqjtshAOlUyvdUT0WuHpFu2WGMjGqBJE",
-	"iAZiZ+fW/GHzBufvnu0v38TB9ZbpaPx0NLMcfq+U+yhh1ejfKkwZ70oAZ0g2ZaUKO+3dj+f+6sQt8lZ9",
-	"bafoSVFmGt3InPgB2/9U5FsyLw883uHoIHQERSgxyh3TI3O3UtNcDDq+BLW/x9fPmn8ddss3+KPv5VMn",
-	"7I0ROC6w813SMLrnx6kCJadTtaodnJx27xAhwxRCz42tlOt0J/1d1W9hXvdu1Vp9qI8X9bJs7tF26KBz",
-	"F+KKfPfuh+9hmHct8N6GpU7FXjs3hKVc9uTDkTSbI1Ra0BjjPeZ+LY84P+IQhfz8v74X4XnQilzNtRkH",
-	"lsRmIYFtJZ27sVXRQ8V5/mv5dejaPUen7lMTS8ZxmyBQY6o/Sb2sMYJ0YzY2XX8s6C1tL0iZZKjn9KNi",
-	"4Fb2CkFqgnn3xrp6Xin/3KqytZ3aMgJ7dSe9XZhXdcz/xfyQJPEEI3JkTDUzijhpCGEHL3lHY+55cWHy",
-	"i/XJyYup/9H/Bf6l/g/848K6Gv9win9Y2Yr+cIx/4HbwjzmEjb1OkesiRz4qVCYw2adVtTpIA/iZn7cL",
-	"E8S8v3pchqMBuUB29JBlM44jZu/EnBiUfGCyKjOtNitgtPPS29WUbX6tqgvD9FT4RT9YYLZcqOlVlBfn",
-	"52+/FZBc4w3WPak1sigq5ZxqJNdcGMquaaRHJRk1slhqlF7LsXjJOBvdGTYJ8nMoUp1yBV3txzRHVA0w",
-	"yDlHCQjDgvzyqhSMtlkEWylny2u4BX0ncm2u/aG79I/mhIUJCB8hyS2Z7FA8F1I1EAzNudIbNX9bweWf",
-	"i0GpJ6tfYyHCcCTeohfObeF7ZRcmIWtFGL+o6Y2jP8L3MBN+c2bx5Pml4V0t6htQJVuwHmmeFlz+uL4Y",
-	"6Im49IMAl90EyIVeuiHB+WGSF+crXZj8zdm7r75DnrTYDLOlDUJSWH8lbiKW78k1mrTwqJW4ST/2plHx",
-	"+iKPY7jeB3xn+5Vj6TB84EyrP2iImK85IRuX244Ls1N72xsljuyoycI2rtMEBI5xOERjVxCnBoE41nY9",
-	"XXgBD5VX0lAdEqeZA/hPeuEIV+uy9GIDofQWLDNQKP4VkxUBIWntVL5HeNGNHjhWk0F11/ti9LJ97A+J",
-	"Jjcm6ZNhOP1Udr+fysP3fnYIvHv39t4N29Ml4Trtx5076OQxpHY6yj9J5Png3XI7szGZ9EbW6rakPfZa",
-	"3+3h+NoN9ILjxJzcELSiPR0lEfsYyW5xqq6xMhTqxPLzb77/5qt34hmaKYV2rD2SesbM5gzpGVl2ImH+",
-	"xBabU7gyMJU96qaZkGIGS0pp5yDwiZdJDJKCiAuzBXOXuzUwbhM4crAzKiWdNVBpu1TOyTmXmlKyu3ai",
-	"mY9fR9vCq+egYxcJCjHZDA3TQ81sFU0aMx9DBkHb+LBVh+0RsIUuTJetEbR9MDoSjfiE77amxRGETuwM",
-	"I+KBskQ0LxfGL8NIvFOOKwtkrY6Ab1gVW2nIYvDiBCocDCDvv3xOKQn5W1VXm6OzWa2qbs3YN5BqrWGx",
-	"H0jQ+fYP5eNnaR6NJdrAf9D8/5fPD7jP31n7gzQbGpX7eJe1YvrMOM0AH3NbTdXZ49Laq/Wq18n4TkEK",
-	"PwQ8jrRBP9jNAsMp6KNeSoh8C2mEOlpKHY+lf4koG7GgRRqmKXPazEuMoxxZEz05cJL9+bpWlZ5pQojH",
-	"RjIWEkHDRGLLNFzjOn3bYmCsmChZQTDoCvTiQhgrpLFms7RrLN0yShWqGEJAKBWOmrCxp+BfHeTO2Utl",
-	"5KRUBYtKBhin4YXxuBgQwEFgakGlrpUsXeDrkhNQckyhr3Wx9pINI0AO+qIdiBaRipZpqSHjAqe6w1cL",
-	"63ru7JuYiL8XjKK1fmGe681KFWMMz/urjRadEBn6AvDKf+ww0Ap+NCkQeP7Fy4ctCTg/f42TtkvW/by9",
-	"9cFyau7n0ScjU3piGd9y1UvfOYU4ZvvApyLH2ZagCZk8BwQ0elrdh/GZ0uRwomACnQ/ZSb2Jg6+TTzkE",
-	"wZthEj22TeVBMQcGao3kvI+IOzl67sn9bltuZ18gg1Jhm3N5NyHY25vOHx/J6NslW9vwgFCGOD/74Xuh",
-	"4RapN8193h+iEO8dES65IDyjbPRWr52JHP/iciSU9N1N70TgJkMx638C0BMT2kUEbcDA1gGCD1/vovdE",
-	"j0x0IA+YksEy7HVdV3riL8elXK18YxvIt8VriSli8RbLR+IbKlnjoXDB+eW6KulAhT99WJZ5KBqe62tl",
-	"xODl8+cJICa6r/kFP6AZ1KcXAhE+HMYsrJmS1wu98fGNBKlnJLgIVbx/+z3RoK6dEou6XmHuIFcaY9JY",
-	"bQ81J5QbiW/kdMFLSYjraxN0ErjCvYqBYKOkG0WG0cbC+L2EvjV749Wh+hS1EoeRsXf/5zvOiHALe4Nm",
-	"FrZ8iQ1SPmSeESOpl1j5m9fn78S2cEUrmHbc8W/4H/8+hg9tIN+ZBoW8laZZK56hHrdpydWGPtaTU009",
-	"huTrfJxOFvC/grghtrHCwrKAvYWi91aSui9y0FB17iVyECUtNvngIYPz1+kttZ8IMHgnYrXpZ0f/Dke/",
-	"vwN6bpXDdJvbFYXhFQNpYZVSLlGtHV8tLPHjbZGWT7CVgNxFBM3rlHNeXoyRXGAq452DJAgkX1tkVpVy",
-	"ymCmz1JIEIteZjpw7IXQ8yARPH6DHONrR8hekw9veZjH6USA7Nmm5dxNxUnxg9bhP7AaDdvVn1GPDqgu",
-	"O/RcHFZgFlZ8h3L1wDvp76reuY1OHkuOP47w/oTCDodvzVuGBeKFf8u6N3hnb+HbKLENKrUq5ZRcRTcL",
-	"r697Q/OULwRxpVYN2Z/qhpDL54+WI7KdqH6NId7br/LdXrkbib/ra285tKwBW7WNgcaYghJPlOuDOX4F",
-	"PGspBOcYBnNXVkKu3SWZM+Sqc7VduaC0p1g7YU44AADXAlhk9YOLIyzielCtFpt86DrBW0rDpF7wE5CK",
-	"n1jB4Mcrv3225+8Iym5L3w6Y9hBy4m48jTp0N5Ay/rrTL71nu36NX/h3f6D4e2uvnFivWhY+WMF5/aG+",
-	"xH9j2ZwY5JehVHC68MqQmasRZZtCW5RrOiS/RnWVhhSi+IYohA1zsvTCM6IONeYo7QVcRojU6yVXwCzl",
-	"OklqhjweQXLaptAkns1mYIm6HKhXw9PeLAHPAMjWn2CPQCQkjoaandLFSrGSkfgnXYLsNiFviipOqULH",
-	"N60KP/2pwSMKuWFaV/o0Ou6YptxF+LlKFHoG6fw1ktFVSolC6nKDAWuHgIOVvREDjN3wIxs3DLy38RbO",
-	"6NbxU+gb4DmE+8uB+Ucu9Y5rorY0U/5pPE3+evn6x3NOi20mtVL6FpuG4KOCXo/EWfcQQ0VOuDiRCSIv",
-	"VC11mQtdqyVsGoDw1i6oBMbWlzzIPMM86KWbM8x3skq+84BzdiOdmHkBOdyrm4StgG7Qw1xP+2fGt6cT",
-	"eIAvTl40vmdcA5BPDOpqg1vpPuxbZuTjiUiOVOi4VwWz3foCHqFzZ7+O8u0/y35JEDNbguvzHQ4tfYGD",
-	"uZM1gmt+38okB6XQRXJExiEyDcw/xHz50XqGv8+VsDdGVW6hV0gh1tI5wvXco3EgSupxYW9MaWVx/BsE",
-	"9PtJOJI8paApqCOiaC618bLcuTVWP4SUfmQMJ2x+SO6hdC5rBAYLCu2uxrijz19cGOoXRQj9V70YCKGH",
-	"8xcCAWXLzXAkfrRp3b6X8QslyRWFSQinhAJ7BRRoTpWzi7jz+fLHGeAUAWnEdz+cfcVDQ2gVI5ca8QJa",
-	"Mgf+AsOD1AdK9bow6sNKVxuCWjyjHjCt6FKWM1st0RTDy9O3Jut1paKwwisq5T4dQ6zYfxlwZK+Uidln",
-	"L5+dwM/UGSYmddpf2jybsA1pmVIpKM7Xq5Wt/K3z1u/RnHO0XGeuMc3YOa7Va6yd3iso/8fx/2ieu5C2",
-	"MNFGIv/HIfWHOMKnTtC3E3m4VIWWWLOk8Yak7QZPIGnD8dRd51RA/NX5T0mde8I3D8RMEAEMcsNOa1Uf",
-	"IdBszokqhlOmEbjGXye4BWEOvsIOHn2t3co6jWNoH6xc1rWcLnwXxpBJ7q/8v108Qb21TgcMeeax1Ori",
-	"CUBF9JdvZqEHnA3y2675dPr/UpCks6mV6/wyUXH4lYmXxsPJWTrHrQMESaJ9x2f0++6qZycPOzI4nAvp",
-	"+HSPHtyI7clg4bMec8/acj+9YlAgHMbYQ5/ANYUbrPXhHrsTXthpdibZTy9P/vqXvfio7TtxVSkCJuC7",
-	"oZ/WJ/B8pr3n12AYmUC/mpcuL/5yEjKHM07+IYm9y4l/YTARYLIJKdEIkLVBA2MlqxqRtEROP54eHwdY",
-	"bWTquVIb0pH9e31adHKjnLzsLzB7w3PEG+R9Vd4bdYzx7ccm31flt7bihh/az8bpvNz+3qqzdDP84QsY",
-	"cHeAHZYMm/E6SPdjhWFbbrSPIiW995+/dxANk+FIvH/7Cq1isE6BX3ddr9a1E9pAbq9b2Ko+KvV1+5xG",
-	"zOrAQtOg143qpRuJM4BqUIVvD/Xa5NzhzX2lNuRuEoN4yv3R60g7ehoO9fjCXKkNVwGXEvJgyUfUVD2d",
-	"RR9V8zOYgHtNDAWOD7kXKNADcCRloL8gIy0ZLrA2Lqjq2ojzF5nI3YswIKRMaNRwJ2OMGeuMDsYUC6B7",
-	"obJPY8wuDH44p/lDf8LLk5dUpkyTdShl8DgmR2WoUiPjsdcFLkxg6c22qvJeegGJQhCOt0L5GNULv53S",
-	"OMiFuTCIdQhbRrse4S4GOd7k7lKbS/pjDo901ia8xX1OGvX7St+TLKV23lf6kdAM0w58lptp+gxW0Dcl",
-	"GUisxkTslJpe3h2pD2q6PpT5HyRkfIOBdZCYkP/chDgBmnLIpwGnql4qSqgL7OXhxUtdfMiBvUKZQpv5",
-	"MBNKThfRXvOPP3Wc7e8HJgbwv81DH7itQehR7RMVdIHmCA9MZQUML6G233+pmc08RGBTR8Ie5WQlDZUi",
-	"GXUaaFbCIOg3QPCB8OlG1SBlAhc42JlXerWC+itEgzYUPtAgS6cW3AeqmCsnFqoEAaynWOAG/aGU0UFO",
-	"H8ozEeMAfjmSdaUSPb/Y+Jpy+VDUWGLiVUEuWsZPz6QukVlybm1BLgvMvpfuyj0Vv67VmrMx1wZSZ2l2",
-	"6WqbSjNVJZRp0N2F81tJ4+SUySGEf4MAE5FQnp1fQHGgqKYkyl+CYrSECwNZkzkUZ+SxA4NnJyfMMQNK",
-	"cCaYs+dZdnJyMjxFpwiv1lJuiHp9YddOGgwW8edgA3FYOl8BTxCibWKzMVfYN4t3MCN9nKXNdJDAI9wU",
-	"ETu1WHqcUl4L2Na3n7qwl8gGQhwJJLTu/NAwdd2M+46xDC6g2GlXE+C0nJRqJL6BgwQ5zYx02Z2D/066",
-	"q2/4K28xBHdIHUxTjJCnq91XP8m+6f4CGP+ZhlD5KAbXbo7qsN+YpgO6OQB6hUCu0MvSAWIP/rvHDn2+",
-	"n6ZjT78YrBNPfF9H8NeDwTobC3uO73b05I2/jxAiNsOw5rMMCWrnyKi1fWrpMhTP+plN/N3VmC5t9HK9",
-	"TCcn+pu2+nTGTa1UReLjmb8vQCgk7XuFq6cH0On2ilEXTmjB+nt0nzVUW4duL9YpiFhwUTeP1x9ecUKQ",
-	"1OagEyWprRL1V7H8DGxFRzM5hej4W4UOcbjtai+SSTfaUjwyqneBCOtkIwb5lsDyt3mQEeEfTT2pDSco",
-	"jVivnKrqSDEhiVJJVGnnAKGdOuW8RiNLgQTHEsolVpWdYz3GaXK/4ScoMboRYR48P3k2zEQp66QlMu8a",
-	"jWEKkW9i8NwfM0SYQkXGXygEQ3wNMfkbWRWnIkddI/cnNSdlI8dsgvCTreJP8JzfC3CV+ZnDqnx8Kuol",
-	"sF5eJaUgTUjixt746WSLHXK8KRcCehhYlJ1w/p2BLtRyZWuM6ANrIITYYSRc7uL1B9gBM22Qyta3k0TW",
-	"s1D2T7X+ZI9Dnh6rbWKQxBzSgTbmZzgSOXox8sZIoPegS3PBUfIBmFLlD0ze8SDNYmI4Y7aCNLEpP8P8",
-	"gRkyCKS5EDXMFmjU6VZBFcguEcrNwJcQGxtPEniA4O8NRDKn/POpZgQ4b4EfHNWgTOSQmKmKS1nnkRyS",
-	"dyRubc4bibvIj4ufwW6qojFbfqy8s1xdST1f1Nh42JZx7AsJGZfUEzB+MD0nfjF2T7Ph4FqbBXwJLGVg",
-	"b9ktRQTQ33FCCSGQOdWqtREDBOdTH5BSJx9mVBQdcqQYqRk9JjdeTedloogm2Qj0bJBITx0qb9eqcsRZ",
-	"ytprk+v95K+NA0UaPwoaZebaKMTrqIPu5ygQGw9IOmQp8sV6Kc1lpa61ukHkPtARCzXVxEeKvKhZiEkk",
-	"xRTw8hG+fATNobXEK5Ojw7x5JhGf3QKghLOo1vun/OigTzRnkGsaTU9KthF2BexDvkmxsGXhsjRejD8M",
-	"Ybl/bm9YgiNhcZXeLSZZWdJGk0kNJYx1PAXwkL8rloA1UlCalrF0QJOvJ0aDdrUbZoyK4ocJ4IsIp9W0",
-	"hK3J+gzA08Zx4v9MnAwI0sGyhaokq8QN4SiA4a+TG8TcAoOZRW34EtK/Tq0pdIzBh3+iQaGuZbmGCeKD",
-	"4xcu6W8mflk7jpmAYu3v9qldesF12lgjbzWlwiTUJxq24iOijFvYG8fZcaFPRFUonaPqJEibspVYqqWt",
-	"NghIQHZ62jLOGcjgEaaMoaJ9qT5MIb0hH46j3Nr9PiPOsPtXUyUruWByf9NtRkv54ZKPY47gLy5DBwF+",
-	"2qgPcZsOOv09fiIXer5Q1TDMb2iHEryy5OKJ/cazTlIhfHXccEC0nmZbHrqP28omz8S9O2gcO4R6o5WN",
-	"X+e8tC01afuqT84HnMgxigkl6yAMkxafugCpbsoN+WeaHcTMxuAkCK4bVSS+Gwh3c2IDOJxsxYY+HWIW",
-	"EDAo3G47HTxYAuC737jG7Uy49RSxRmjWdmo3zk/l9ohW4DlJTk//5zk7JuqI8iqC6d3ITSrnW3r9MWR2",
-	"5iC6KR9EAuUFqO1/CX55P8yuvnR0Q5YgQxsHH+oM6bv+EbFQsqonStaQM+vlNdX+0UMUsC3B7KdkUPgl",
-	"xgQ4cOIHMESdw9ibkXgN2yBa1Iny7zdSYxHJ0WhvzGm4p7Up1Ifum4TCwOQIVeGWD/6shbxWQ3J/MU8T",
-	"aceAtoWVx3I2U9O6uegYIfnP9JRFlxjYcS0Vhp2VdHpH4iv4nuujC8ga2ategWwnr+L2GnO9dohyvRh1",
-	"xH/8NDdM/nsl32x59B4lFNTow8+6XryTc3f25lUvnQuLITqYsJVIrHmJSBUt4PG4y3Lx39vPNDGsA4ji",
-	"c7LuXUTNUGFtOYB2+n96gmV4g/QnGrTcQ+/gboJQCsaXbqSuE5mcxKW8gG8aaqxEdwazUXkk4cS+la2Q",
-	"GVlhhcijFz4xl/sMuUjOHU1DcWXsjcOigtpbP5SOywKxtnATC52ieb0ciZ9pxBjr4Vs7a/pvmndmgCWj",
-	"NLfT6NKCn66lgQoUUVpWlcO1bKP+CUsFifCofoe1aLinBvCvLhW15UZYG8rMHopKEiyVVwi4GpSUwnDb",
-	"dphh6MYJMQ0kWQNAYG+o+4vUQpFIIQYALgzWsJ3xhZQFiwkUOlL74gczYWyVdiBhVw8iBquMdOXVAHIF",
-	"gEcBKNOTrjVuSrhufe+ndNvZOAG7qjOQIz6Mo/86viFnESIbFKK2w1HiDHX0aXCZauAWqCr6glOymi7G",
-	"tLVYH0SfHRiMGFDinyNZiqYpAvz2AT1LhgJc/X49DJOxrKFAB6RQjmb6O9bHkhox3lWJU4kgSZubqSnk",
-	"h60DALGSpv7HGl8WQo1e16KnOIlE1vlIfIUIMGDffpiWa6ev1amob6y3NNmFQDAxGNqGc9s+GGSeRo2X",
-	"u4ipLEG7xU/QvkVnHQuM4M/Dh0FcBFXYNdAtWmI2b/ohowsYj/I+DZonC/1tMw3iggmnEn0+dUYMGq6H",
-	"YcPXN0hM5HzIvej2fRB1X5gev/8BWdE2/Wx+151GZwYtIU06Hi+aR5RjDSdYlmwgtDfjoJROX77RxO3I",
-	"hhtrxtRGn2P6DhRb6PdBei1s2YdQaxttQKuPpNV+hWvaHPMeTTFkkdCG8ML1ZusSDWeCNNwOPJYfbepZ",
-	"JJVk3DJtHrZM7HGyUKnOs+VQZQUMro/DlUR8bG8uVZrFdDjAIiU8yYJ824jxjgDJ2oT/9Fd8NRwHCxZf",
-	"qhRJaUqgEGdlSYSkfE/IKdrszUyGSMnSEaxMLl8xtV5zpJyr1KhvaxEsO2fay+80rCXLsqGAyPmcNCZ0",
-	"jY+3M1UoK0TNIPABhJIAwuT/CldACbPe0GxwSL3jicsi62QgMfvEj9GEmE0EMwKvzaaZOzMcN5OOfoeP",
-	"Y66BroKzpjCDodRXCnYAayu+17dM1PHW6X0zinXnqsQp1q6V+3Ob1J6PTeVpdMMf4IfP2qGm5/0tz+++",
-	"zcawNyu1o/FL+GRPD57t78F95r58W9ob2se3YZRLpO8nyScX+u+uYBDt6wn+gYVVnbhJZ8SwL8XEP4Dh",
-	"43lk7nJbtwnE8iCJNQ3jeWkN/AVoikIeq3ZE4F+MRC6LIg9pIxGJ3DdGaZrSUEYMgIHiz0A8DbFGssvb",
-	"KcZJjm8t5/A/0cnBmERjUSm3LmuRkxPwEr/pVfcYUMJwHDynHXQYMkRyJLbJhbOz+qhQMUAZkqeSsQzY",
-	"RKFrwKvF5GEEOw9BW20BaT+Xk03OAR6oKQbAI2tif4lUJx+O8YrJ/SnkYUFaB4Nc+UlfA+oBMfHw7Zt0",
-	"jrxBst4zjRil4Zm8WcgazUJwE3DrmBQAGQjwScrWTWDY/RfwvsqNrS+hviZnLgcYn6wqyXUnnIcNRpU7",
-	"hcirt7fWVXS6SyO+e/fuDT7T7X4/a6ePdl2yg9237Kl44EjCSLyq1RLTn8D7EMFBoqYybsQXkXpE12q5",
-	"dUIp58EldStZktgzQlgRxyghuhaD/L9/u3hS2unFk1Px3xdPJrbYXDzJxAUIE/9f2v9j69q9ePKvf/8r",
-	"H3L3gejbkEvQm8GyKjWYs2oZlFuUM4UuIAMb5UKNeefhqKVpY7gfwVakM4mPh7ORYBFL4DBZriRRVv7j",
-	"/PWPWIrvTrF8sWLMT7cClywHpZZe5adpwpRVx1/y6jWW8w/yZ7lQv65l6UT+bHQClZJFwQkx82iRUd+i",
-	"wAOnYPso4l91MSbZg+/4vYEhZsbFbGty2JRKFV9ds0a9reJ96Wf8jf+fRNG7D2sa2kguYvdIxnRHP3Zr",
-	"AySOgDSGpy7bOlcPmRT7aQRSzgpKD6B7YI8Wwubx2nm7Yb9pDM+1E9MOolOWqODJmuiXRuLMbFLUD382",
-	"o7iG4hNkQ93yWq2k60oxrC2+1X1TcKebpvXULieQ85F7axSub23II4sCurZ5dNKS0MZn0VmHDnb/VFpe",
-	"2GnUvfeT11t1ceeG3Z4HoTf+SAbv1n+BeXHoq28qW6yn9e1e+rayy9u98c4e/PyXuiy1madQTPTufZo5",
-	"yarexsxpnKQ/R3J/Y8iJQJrguu0kpkCBg4mabX0S9K5cLu3aQBBQcwbqCrcoXub4OyYEOYi0uPVSFTHU",
-	"2pIX00oVmljo2i0eWs8sBqQFTACPxSvQaI1kKGZAUeGsr5CJRd3GVkA9HreNIqgtSDRZyhBM9UhOW2WA",
-	"O8iMH4lcuVovwfqZWlfnwl6rqgrKKbddyVqNE7ZJys10ZInRXGN1QvLeU9du4HKlqku/JhhQBosoJLpy",
-	"a1iZCY2OdsUwOqHlyFyD3TVOyT4SwCVM2qVAK2YJQ56hW9h1WQinMJCWv+KKgenm6J9qk5/GZMAQuAcd",
-	"2Kuu/i/aiOcvxcKuQwA3IbFK4v+BUzC1GPzj4+1veqskWBte8e8D+tOxt5dXanNZKX8U8r6sJJBU+8r9",
-	"zvwB+nWtSMH2ChieW3UNNRWpQ3i7YlHoIuTMrk2tqlizhZAL0XvVmupeN9oXXxzkxLqvBCsS74+iNSdX",
-	"y14UYFgjb+hwVlVIJ+Cgkz+47f093tqPd551dYtBeNsrvSQ+Z1bdRWZVlI6NW7HzAm7YA8fhKz12wfl6",
-	"eVuzAKs8Sexb8mGJ6cI6Bb9pW4iBLLHwjcDZKFxOarexFerbmurIh3tMCX8cAHr0QENidNfGAPtiKiUc",
-	"VixNNmEOvDQc879idgvOKOOf4rykobROugY4aue0aLc1MD7bA3co72gR9uPg1bL842v/MCU02FQA9Iug",
-	"db04vn52PLpRZXkEqGfHv9xcuREvRac4ekO416SRItMpYDBhTiLCcNaLBKQTDQUgeUYAOwcxaol+yp/V",
-	"RPxTbcS5qkfiHfyMzmD0uycQUPmVLnJClRr5d5yobC1rdUouRXjWRWhupm7VNbHCYuuc0WXLAl5Br2N8",
-	"C0uWMIzAYKgMwJekY0J2KIEJV44AmKcLSiFTNbmIgEcirTzbiKWCXwPWHAysk0O2UwL94+bqXskd/+Gs",
-	"+VlN/qk256ruO1Vba3fHUIpvenZWYx8le9vv5tbGLu3cruv+JOVvDBQxI3FV80JtV6n7X/7x87tG68CZ",
-	"d0aiQmI88Eug+83F4OzNKxGQyaD8g+uQF6pSw5HI3dSu1N8A6YvKLGn2hiIk9VHnEgxhp0zNOJCZyOel",
-	"nfj34Q3csa13gOMR7lBMQOt8Vn3wnWu1Abm8GLWaVcot+PRw9aspgGiepg/LX64BA59sbOQKi6tFz2AI",
-	"J8X7H4mvgFgYDxF4DsBYhEMvV/pKbfjcByigVo06Qg6hzdA6SQ0WY8gZoZBnKJRs4dY5VV3rqeqiN4YN",
-	"tce4+xk6GCamtn6qeiFI/C5omGXhDD2BvfEke6LMeum3OC72kyz8gCv65F+HpBz08JE11g+W9BHyAR6H",
-	"e/i3J0jO7Y+wlz7/bsifcz03Ald7h4hBeNVeCfPKuTWEwfigDeS2GEFTvnHI2ugWEJKr9aRU0b/xd/uu",
-	"WitxLM7XK4DY7NnGiAL2QTvIvp7SQQO88ZDKj82ROh8Y+VpE5XwLNw8kYD1Eeoebypo5gXuzO+UZOobA",
-	"eTavpKkhoeZvTO+HGWfgggFn3FRW1UbkwM6dc9UGPToSZ9QE/ylLL1Jkw82Y2vZmYQMeWZAWvjFIr8dZ",
-	"2tBFLUWhIFAJlg28btvMSWXJIdngTnp5chI4mrGomWDSiGudWesh9QPcNZTYcRrgInLikrqEuckz+uEy",
-	"2Uq5yF8R4VRp59qk3PMpeMXl1BYq+WL6WPci0La7hG3XsxLNZ0bibfM+AJML4PSP1k6dJlPBuQ2onTV2",
-	"ePDDeiUMQ792hdsSKoYiEm8W9S2+X2wVHDBwlzS+HLIVsN6hcyX9ppgoZdI1T5kuTtJi8K0V6pjwxhRd",
-	"xrSPMd+n6Krc0W289nCE7eu5UBUgsMKdqWuuunCw/fx6wSRXSrz2skw8H53QNzGpRAzefvuV+Mv/fPlX",
-	"8f/9v1+Mng+99k3iI9Jvco2KEg0M7kChS0w8sNvpZT8PQfqwZAnAJmoZMlFvwAGMbz11hAsKvvLUMwGz",
-	"C1QETkzWddyMpZxeuQZRDC5Paae5yBuJG4i0Cp9m2Pd/4YJhVRmJqnzMIDa+EWw4JMsAeJA3G+bGgjpx",
-	"zsQ5Kc5fQ61YQX2ChpJf5HOGNv2fUSaNox8G8Qs6IgzPye+cv1V1tTk6m9Wq6vAzw6XyjnC9d2oiUW6S",
-	"/aOJsZsZ9H0X6ZFx+5x7pTCwCza2ap8uE8XKTsg5Vme4ZXg4ablXn7mHOgjf3iP5nf1RPccDvstVSzKA",
-	"tLKTux0660WdrSeXh2BG94bEmkpAC54oFGcDaboF0PBPpFJ6lemfatOjT2ojIJEfZzGohbt1TH+D9bpj",
-	"mOE2mHpk0tzCWA0oNSTV4TOYTD4Su+3YMcjKCL26quxMl+p4ScRu0mySbXTXZl6Xb8QP8b27Xybd0EbP",
-	"wSE6BA1B849Jn/oPNIu2x7d78yY8jD1JB4VSFOCI5BasyRO3BWYuogeP97k2IwHBQzI8KoV04JiVCI/g",
-	"NzDDOir88MEBkMr9jQnExynbuFfY6vgyRFxAHUvf5D8yECH8ZleKunijJqQP8E5GRQtw3hCciGIdcNX6",
-	"syRqO0dbIZh4oUth1KApjcSX1j+xWSkHjkb++alLrnM8N6R3JuNv4VXhaQfsNio6Rjg9oq8FXe17pGUP",
-	"2r416oi47ArUzgHFrDXJ+GxEfP+fzymEz7BrYVKxAuoZ/CwGgPnHyPhQP+QNOtwcSDiAhdpmStEh7dwa",
-	"lz1AzTcyaYHgCDX4gN7IObrWQPZ0Ym34uyzYHAA7pR0meRdigLYnruAwsTdkysyyz5DssDQo1YDMDNoV",
-	"aJYyZBBWycuNww31cSZ7nyILy/0GAONClEyyZouTiiXzIPhxjyb8Y3gCAhg3yAAQAP87HJr////+f7xS",
-	"/vwvMED/zxwry7UjZMNTfxBLqY347t0P38MtRANXlByZnAnmUPZv+4UOl8FTR4SZfYSFXrZ9j/jw96FW",
-	"YiP/uXplIDerQPoqgjkPU+uCT4QtUKrZT7XQ3VfLl7II4//T637If9KSwyA1mpdO91W6ULKsF8eYdqaK",
-	"HapghLlljCq/iusVAuhRsVulYGdlaeEPwFStK+rYjNwP2DAepSxA+2pX62mIAhTE7+MFtlFTzD6wtgz+",
-	"nYAGjEUQ06t5BYQz4IAEPAmgEmykcEGdA+bwIe8r9mSD9fWFmleyYNRWoFGNZaj52vDDHLxA5F5ramC0",
-	"N17pnFaqdplYWFdTNYit0hGg3UmlJ4eE5L6mxfkO2r5P5bPZ0r7YN/mAfe9pWhACD2dwdNf8n7+7c2HV",
-	"7jqMyD3izYzbIeUF2bhaLZtHrdTXyijXX8b+Dtgj2LdLSZZgbEHmK6eyeOUFWEnQaRxYIgUR1E4UEzsb",
-	"Kwq1UqZQZqrJySbj4bLr2l+zwUO1JIShGXiW/FWsEY0IKqBixyyEuWRVp33cPm8pxgj0HtNIA0Mx/xbP",
-	"VjjelZLOonWJztLDw9jf8yzfKzQ8tnEAW3Bj+e78ZPyOjoC1TTsItKO4ge74kHDncE/uORyVkoW+1emI",
-	"lw4QsCPMTiVnMz09bV4ivCsp6bcOx8TfYF4XHTxnbMqYyb3Ucy7ahTsG6FG9Ag/UXMBuAr7+UJS7a/uD",
-	"e75n+xtbX+LvYwQmh1EpR3ESDCwV+loXa1myBire951OKYCnaCJLaaZBiec15pR3mrnDj9XbsD73SkxF",
-	"jezbz7zwsAdksQn4aLQB7vygHdSzsxqwYRDfChaKUMTG6Zxz4jrERdp9vsPjF7q8+/xdPzv25pVc6d0Z",
-	"WqlL0E9pJSNfZn58/Sz3J8EdSVMc/WInQPWnqpmcwtPXClHarXi9UubszSvxYnSScVEpnB1sbZKCyGFo",
-	"CJC4fDfdjZzPVQXdvMWF8NMzaHOlvyaS4Y/dwa1FN+mYApPxKEJlENViz1buepnn9fj6WZzHu94fBze8",
-	"Y+ekS3IPO0c6cVPpugbCKXGOjUEcIHRYG9pCh28H+s49bYfObh68GzrH+BC74eCGO3fDAb5ecMRgOHFd",
-	"lU9OnxxDLi99a2vPWIArxHgBOLdI0wZZ5ggBGbspGdyGk5+wW9sQLe96k7LEIGffcp5RxOIopscMs20v",
-	"WJZY3S5oDSFxnmIWSbfA9u7olDLS1BFgSDm7rqaKStQw0euDnNblZotpNPl4+mfX0Qo538DjTUOmxBFH",
-	"rvGmK5GdxbqCQnmXNLV2fh23m/jemjlxuqYxvpmtwF3pOhsfJy567QC634APNp24lT66UpuuNs/Pfvie",
-	"skTAk39kjZ/5a134BletSuJ0jzjb8bmvoG4QA/cuYx0qExNdlqAzh1x/8IA0y0DDtzkfumOKpJmv/UtL",
-	"W6jSCXktdcnK+Ky0N3EjyTmJDfoovtHxzZ/QJ6PQ9wHFjoWaaUNEDEtZqEhjAp71Yt5YT2i3a26lX0pK",
-	"NJEJp12DlGSA8LqIZbOAkhxsa9hq4uhaq8523sPmiNCkzOJhK06epjbbH0zOX8dn3667+tvY2StVHSXE",
-	"j41ZSZDodvCe2RnvPmJVMcRzkcLBBLIbyvgl2FokMEoJZUZNWKyjnX14B1BTNNkBWy/QNTD6DZwqO6vb",
-	"3wa52zFrOPcJ6c0KWa9SpDXMZJd+/ryV/su6wHQOgkVGkM+kwZQPpkcso47oYDVlGbcyHAOUvoWu1LTG",
-	"v4CcRWfIutAW0ZP4k6no8A937W301YFwSkpWXSaUmVYbDAzXmM0LAWLKviMaythAIul6RpZ8XkxlLUs7",
-	"D4c8bVpMwIFJggBXIGkofbSjpW8YVfH8v74Phq+L8EQYHIfMmlQK/loehYc7vvrKYKc4sQdzkMJ3lSrw",
-	"4+m58U8i6U/HB1nnwvub7XN/UbpMfHX+k1ivvPWaebEDGxHveeTeTVrhq797CztbrtnnnDD5wl3aSz2e",
-	"DoJZff/9r3//rwAAAP//",
+	"h0TawkyigViHoGU7YML/f/b+fbuN3Mobhm8FS1/WMpmnRB1s93RLa9bzqH3oOLHbjiTHk2n6YYEsiESr",
+	"CLALVZIZx9+aq5n3Pt5LmSt5F/beQKFOZFE+pZP+YyZtsQ4AamNjH38/PF5cBGymlYJYSS9V0SMZc8+V",
+	"XamyLyIksjyyczuuTC1iH8sh04nUXRWP+oYqp7NlJ22xLssLtxiZ4ZV3sTD/hU3LcOk+0r4MP9fdzMy+",
+	"RV0dZUihCoD2MryJDV5fPtqB6/tT6L4vquhGe19cY3U9OBhcf0tpa75lyRNRMhcT38tge7rFZVm2GzD9",
+	"irxqFktHnVcpHPe8/ZYFp2LJ0u0v7GWffvQp0QMzvMfOqiS/dtpanwYV/GPOnhKtsMWDDbnNTjziXeTh",
+	"5ex/kWmN8TF7RFhlWt5mgu6gUheMFQQSBUlY/RO8byAAvW9a8j0LBAI4xsZRtjlavyU+/rbKOORJTd9/",
+	"2IFtyI7ujZj+Sax3yx3AWQ9w1oApPTh/+oj928OjfxuO2BtoUl4Ku3KINONI9xOxEljLzeLrfB2fsNil",
+	"EAT6FecXZ/Z5JmLxLLuJIxa/owvWeIFIUzuG2f6syG4AFqctWpi20PhdyLnieZEJxtO5zmS+WNYgmc4v",
+	"jh9+g7CyT+A/R+1n0U3z4U9oWAyGVXvuq/3Oh7VIvV0C8Q6liA2si/HNgyJL2xXmdZvW/5NYgwoGi0Ik",
+	"lcaT+FomsQMvQt5WfS3a9dB1GxS9fThWqdfW7oxW7lH7TFX7TJc6KdLCbJ1oYTZEYo2cV8KwRs5bna13",
+	"3R+O5Okdm2mdJVLxXGwd03rr49b9H1fTxNdA5H7tKnetZ5nOOxUo7uALkbcFZUAXvhFTZj/dhciDzerS",
+	"c+VOpvaeG5HJqzVErYxBEWnZZ/b63oVSgaZpI4apTN4+t22u1ju55Oa6pNDutk+rGa2OuF1ZEFUlII+Y",
+	"EreQs5CZyStRO4eoirurv3NTGfcbmS8u+dy0EiE2WAmrE2lfGEQz7g4Hn1dQbKugzs0vKxz8e936WBNj",
+	"mgbBACZdwtSuZV2BKlveiF52FKVBWkDNIaCYCZ5AYx0mi9ZlVtnOabQbo6wdVFzWX7ipzKz5oAxU/hKk",
+	"aFjjH/t5VhM+KZLM+l9b9Y61vUzOl6sWIZRloxh8C2sovlbyHWuDa5cq/+bB3la/z+dtyxeXa9wqPuny",
+	"0wFap+mymwx8OxBwgNRbxcdtIlyAt2QvdPjPVAG+1Imwlr7HFLTHn+CJr0t2rV5Am5jvCK3bEw52yd9N",
+	"UHG2EBusViJjU10Qvy5c5lwElMLtUQWYZXfrIbf+45WcF5lIcEVO+3S9wZX08k310Zjqn6B26zx2iLqi",
+	"nBYuKrbr4tKveGYAzgJ+dqVqMqyOumdY/LPRKibka79T4azyHe2OpCwPsBJcZRN7lhOdzJU1fFS6tkIh",
+	"E/s5jUivrHcRW/Ud1x4KoR7qBfr/xdbFvZKpsI7H6/PnkQdtxomCgz3EynPEHvR6xkElA9JxK/jqKtPL",
+	"Vb6hhpR2cFPUR/9waOYcpBnpfoIX7AByfkrYKH5s0AsetrnHhIFajZ8e9qjtxxhEi4sAf3frHLGw7AXF",
+	"4ioD8F1U1iBXv618ZeWbZ59YAj17kbUc7xfWewCdW151yqy2BU0ASCiJPVuw7EXOOshLfFPuRhjfOh8O",
+	"7reO87AfYEWaLuMRewVPMoyzlKt5Yfco7MsGli2qLcAohco74ICBr1tRp1FAZMBnC+wbk649EQtEC0OR",
+	"dhLGpJjl9ujdh4sHWmHUS+ZDfAEUCgHaPYIVICKFz+PheF2Sbx/+LgGF3R7rV6lUgnSvua0QI+MqlrKK",
+	"1Fj2bcHuwZJAU9teWNecUhv+imd8nvHVwrqR8D7YcSB9MIN7J/egc3tlz0oqYL4R2ZTApgx7glgLEXuU",
+	"cmOs/6IzduHqi07xRJIqGLZdVBj3cMTOoBvNOrX2OujJu5JpahDRngyZgFSMCPehiBXBbaYidY9H6JFB",
+	"/BdAZjhh//Nf/x1HLA7YFPAvQEVv1kqr9fKEmQJgrK2ALKH/LSlACxGig7Y3DSPkciiR+e1Z5pm/7Uiu",
+	"KbubIWQ8QcsSUkPEVgsrHC6ABqdYAjDKplhCIkIrsS5fa5ccmELxjmEEop+QIvHkVHxtSJQTTjXVf/3r",
+	"X/+6/+LF/uPHDMH1aeFxIRccIuVLe9ha91jDlreqzEqF/RMqIlUsrQa1E7vVWWKg41NC1GFWlGymsOKn",
+	"jJcvQJOgQIxx55tk3pyjdYR9sV6Je4b9TWSEqg7kDNZ6SoSaBWMmxBcACdE3VB4AShSM3yMQH46ikIrE",
+	"5c8PR9/65rz2z2WveUh3r+Ts2gqAmjucItgph/TzUhoDbHZKjNgbilxX1AdAQNE+9WIC6wPgxFaDWxPC",
+	"To0gaHwnpq/Gq0sZCrRZ6CwXSiQnUEDPlV3jPOPKIMJ5Jm4zid8yExxpXjqgWioux0awlXMg/sNBOIhl",
+	"pz0r2pVwl53uLDFVCISlAaoSmugP7enVMGpr/osXiWoX1xbweCvLjZLh9raYEEK4vdzbpRLxl5/ca9DJ",
+	"BhAzh7q8jQKUrmu8tkwUBvN9u8Fg3SPFS/wd9qmB1iI9A3scymIBHxoOLtC+cNnJWI3V+/dsBB8WwKOd",
+	"kbb3V10QCyQh0IzYGZr/ZZv+rUvFJXpWWBMMFNKpPVwAdxJEoxGgAOm1OgHPoswOca2LLNz7U5HfCqHY",
+	"IVwCyd6KSXO4EeX5YR3l+X4b5sk3pdSk6fI3lJuviXJTDYX8hm7zGdBtwGgOgmhW5vth2ZBdfrleief2",
+	"po9CbH6ukY/sIher9mIWk4sVhlJSuhbw5Tw9BJzHTuNEpZqBbZGVCUmpEvFutCXjuKmu45Ok+l6g3f09",
+	"EQTUHRtIjvF0v3RhnJ3ubX2k/c0I9UxhzX9LmA87GDsi7hTEAEW/pdx0c/09PakiSs0gZ8fhRyLihtom",
+	"H7ReF8DT0F4FcZtpe6q5SY1YbJcodnYi1A2esth6IybnKve/zIUSmZxR1wQca6csfqOza4gTvUq5UiKL",
+	"xwrsKTByVwtuBItXKVdxeO1Z+XAgssV+Uev5mSDw5O+Ha+wDoLuDUXuHfVUi+VxpI0yjUcOcsviiWIns",
+	"RhqdxSzThR2UOxp9+4chk2yls9zQC4mqGTPu7jMBsgy28cPQ96K95nzCP9KC7EV71WHvRXvlwFpj7y+o",
+	"zag7URQ2zzVg/lIu1T7IavCT1Qm3bcU/VLFjPe3tKT7/3lbhQyvfajs4jszj1hFeQls/BsI90nep94LO",
+	"nBlAG4NPJNOUqpObGbOOsj5CVwVqFzjofUwBq7kjFtsplIc3Mt+QbRCTzxIHQ6vkzTbVHTS7Arcly9rV",
+	"/QudiPSZutJt37klbkN8cEQumVHUtpYmowTDBGIqm/AXgli8u4lCivDsIJa7FbfAnUVdfK3uZ7f69WyI",
+	"qVWVi8LOaf9WmPxBPCwRnUs0nsq36tDSZXkmvG9DVRQusWMxg4wKHSUlmR/EOK2dgIZDVWw6y8a2NpwA",
+	"Ay8ZwzCMj59tJubd34J+7PwSW1+/yeY8h4dv3RHB5yhHG0pRuH5RXaQ7d9KGVDPg4dxwCcZibWu1NR5t",
+	"2zuwGgDjhY+It+8RvLB3bUKpG3qtJrZQdi3PyyBHWS+n7i6YDjObLYt0J+yYyjN7L0Y4/k1l2J8ImaYy",
+	"yM+BUFNdhR3KoFsXoq3PrpKVHiDJ1LA1/b0zDEtfQBUzQUKISmdTW+He0xJQopFQl9Y9hOdwx72hAiqR",
+	"sFHvVmfX7f1Nvkh0Y/lqNZHPTaWGtX9heAcsQltZK2nASnVrONY2CXhlpdH69kFXTt0ZSX3cMRPMOV8I",
+	"MK1SXy6DHWNaCUOTPPXuoudvLok4wI+/FmKFgU2MSe/tFBb6UdxWTNaAzQLj6lDRRPSis1TwzDRDKz2j",
+	"Q5vbAu1I4LQ3C31bcv+2BKOOHz6sR3K2I9SJPJdqbvqXjNvveeHuataL2+G6h55irpQyuYQuKA20frhr",
+	"kE8aOU8H8fsPMcuEEbnn/6PdaPpBXpR1SztMhsBG2qdC9JlxkvGrHGs0odzPLIT1AzFTDDF86ZQAZUh6",
+	"lW7dSCOnMpV5rxjZX8qrWxkD/IaDMA+fm852uJzP24wuPmcagrNYxYe8sImVfkxiYcsizhe78HvbW11j",
+	"e5aLZQv841Iq98+tPsvcbFY/bW9srMjdELv8avWpX7zk85f+euh/mJNNshu04ryKWNNL0oM6+oagVzsF",
+	"RuyplXKeJLHz33JdYTPP+ZwNauQaRZoO6c5MLIF7R1rvLEWHnu6CR4h3fJaDbpeGuZmcNhQ4PoZShmWh",
+	"6dyEpCxCZv4Ro71qnA94Jc/5LUWidoj12SV20bMq7GePrxP0tHxMb2IpWV3YNSFozXwvGHXPzdBd+jvv",
+	"iGNQDc6qrPIE7yJyWWSDodsE6+/uqhbsO5xW+GQ73z+01d/SRT7TmI0B/Rbqwabl8BVURT8YrfqdIY7W",
+	"vAP/ar6hmNRtW7CxAGMtSQCfh1jS4TTHLYvYassSBE6niSCwH0yS08++r4Ky8y7vYg2bWOl8AkUH8Z36",
+	"DT+9asSYOz7RV9G65YVCIwNB/JrS2KwWNm98X378qTUAVjn196mpLOpTudP9HF730t7+Nk1rk6u91Yl2",
+	"L/0c/rOf0A6uc31OLSHXqcS94Mb+afzlmk+0dcMJk8slvGWmTT5ZiWxSqLbu8ifuQmYvdHrWXgsV+xeP",
+	"w/6HQl0rog1sVit2jKmsF+nLYNET9G+rz9HPY3c1hp/cWa+2/TY7v+hz9Hfx4Y4KyMhuTn+mr2QqQtm9",
+	"C+FEVLdKwpDH3WJwGwJbLTNp74R2VLyQy8WCUpbrOaLd+KxO+OgRLUqlz7rLCIGSegizzwQbuE8wrLRW",
+	"Bz3yLiGIVUMTvhftmat8ZX9ZcplO6EmeS34ytVf8kk4C+BWwfBVPJ7W/2484cdgr/gF8MkulUFCTkYm8",
+	"NWf450IUwpoebRUbORQr4kE65bPreQY1hoCt9Yu9kQ3EO8iARmxapNcVfxSSmZCjiqguM3KorOZWiJUZ",
+	"RswseEboQuBEQGLAjNgjJBkD5q0Cm2v1Fb4yYT/rKRZ+89kCfH4RAvja4UBBNU9a4kg+Vt+c7R/tY9FU",
+	"yjUUqENqDAn2qCDRzhzt5Uaf0uYgfSLNjGeJSDreixX3mIteiWzJ7R5J11g3nAl2LVZYxyKVWQnvzO84",
+	"CjTzJn4RJnwuugt2zsqia7IPy0zHz3pqPwHdG54HSuOPxi1dRx17MNCtpwTUJW34auHqwUeTacqmgGKS",
+	"yZra7rdSWaGU3SHt75sKKxIgDAnTimVyvsiZ0rcRg9qvtRPlO7zZqsWkSDslJRRIdKn9HVAutfMr63iN",
+	"foeUqxCOKvwaoVy3HS/nUJC3Q69m5m7oatZEusEu9I9E3sik4KljJRzETkfGEYuX0gHEICRHP84D6HV8",
+	"ZJ/3WORcpq0IdAU+eNKGR/kHfctSreag4hxdotbX/igCj3wp01S29UG27pjGDnEtmRsQuDH6CQNgK25M",
+	"pTUrTGp8uQZV0LZx1/AqPanW2cTLw7MU/mKtIffrP1ZP6tIHs9z3qfaphnLTsX+MtjuwvZDt0lW83DMM",
+	"YtNYA4u37Fir5u/7BNVq/ln1b4V//SQVa1QR0GbDZ1CmBpUXviuWWp+FYVYjnLBYFASy4StFqEfSSsIT",
+	"KBPhIAlaRSyep3rK0/odcOws+do3VkPggas11NOEcxfFXrSHD2mVUOQddSVgXQDE58QFho0fGnou6ZZT",
+	"36vv+y6hYcJ9jDgoj8rEjTSeUocQ9sPaZcNkPlZANQbUw/iykoPHAISiK+eQefBsqtHieUkwbz2nEiVa",
+	"WekCEaPNMVZbxoPldLthJONjJm51anJY+a31e0AEpxzC7rj/fh41EKTI0crjclnX2ZT1ddSafdvaM/vp",
+	"kZoj2pMdhfa1LwgYf/ePqwCGp7vI1WwGACHzdA09ytKMFWUrIK/oymVJHdvFwG8fRObvHx/uGptvB6Bu",
+	"fuN2LWOESp4B6Vpneg7ct5YoCvaiOSBO5G2zXgQUL+C3zr2bCnpkyRWfVy04fHgtdfxg25zxru0z6soq",
+	"dEwJDhzsrSNoDXUNQRJq08YYK35Sl/uGz7j3EUAYjoK8UsgHE8CKCvvudhweUwCmyzZaEpcdsRNZcJU4",
+	"LwJzWTIlv/PUajrfKw99cf4Ke2siUnkjsnazqm4h0MhCE2HjN9PpDWLUm/7o9KS3AR3BcUQ6rec/j++C",
+	"S+4MSE/w8gg2b2q6NvzpHx2Antb5dSY793qRybYAL4Ve2OvzZz5jCj2f0JKpqJMaOu5MTZLp1pODAwql",
+	"HGAMYzQzN83O8wff7qb87Hi3TbVLCVjzL9U8mRRZhy5wV4AiOGWFgQ3rIQaLfCFULqmdBIG42qtaic1k",
+	"c1QWtI3J9QpLsqyxM3h28ZJ9+83hUcR2Q9l0L5Rqe8MSMvX4EXjmlfvfHLpGVSVu0zWTxhQCF2PHvENl",
+	"qSvL0TrU1i+q9YYcxDOF6wLn8NR+Hdcp5QjxXQ248V0+3HeyofeCDhJE5VqUxEpuc6XPVtLVnW4s53qp",
+	"oG0OmnbrrQjBqNtR28OxbxvQ4/Di51Jdm9KV7hcX8Dd1HmZnbJ4JkWOaiufMuQ660sLJOwEyt3cj0nJE",
+	"AW55pcd4z/15N9ccQz/onLv6De/oUMv1iF1CYyseidzJCTjxp1Du3hLUoaOH59VRlrGmZt0VMjA1R/kX",
+	"/MGtxNmrZ5jOjqW60iNP3OQacN1qD2sq+Gh0ODqsLRr8bWtfC2Vh3ADrcKA+EFAVSy9jEWybzXhV54Vy",
+	"fiGdSh3tMf7oL/01DGO7CkS01TElgFg/BuFPHEeNLA1vxq3Ymo5yio3AvvjWHrhRHfjebYtwcfHysV5y",
+	"qVprkgn1IYErPERGTB9zNNPLmA2URvwGETGlWfx/4qgkOcpvNQIZNADZjx/erxy496O9Fc9zkdlX/9+f",
+	"zvb/k+//7XD/u7eD8r/3374/jL45+hD8Ovzfg/F4tMPlw//1u7ad4NfhLyKTV3Syth6ZntGhUn284IgJ",
+	"jGzh+lYZ6Oq0TxyxS42/Adc41U0yzh7/eMEu/+PSJdAQtSLO3+UT/AtUNcTUmIVoD9JULoA/xhERM/I0",
+	"ZfGrlxeX7ICv5IEx+sA3ZRy8l8mHAxyQOXiP//HhACEa4xF77Y5iarjGL049evYLy7nah7mA3oEBS8NS",
+	"ra9FwooV4oMC1zYAb6xPCdUkX2RCsITLdO1itNj+qm+DQEcUvhUAAWFk0gGPUk+gFSqATtdQ2GyX2peh",
+	"osFgKCJswprpDEi/TfCOljrojl1w6e+BaDLCCs24aT8lax9v8/kSfHvrVOBEIhZPPILObGFdWDUXhNGE",
+	"AyGUpm0DuGkHRH5iregSPKQ6kOCs28eX7d8EG+LfcRgAd0GjQN2HoEDSsIyrRC8j16IKpXC7fBiMZyUS",
+	"+IV8c6gX41HHKQai0uGOgkzW1vvW+RCnoeCB+JPMk8A7e6LE+y6NVnqW3fpTO0oHqgIxp06pb88NuDls",
+	"NtRpnHb07gafIZSpKBEp7kpQ2LCeYVMES1wdaVPgWySw49h5rvV1seo2rJ2q5Y1jCJj74XNlupgvmF30",
+	"VOAX03fa2m4jIPezBznavt+N0ROh7IImm4IhXLnglBf8RfANg28Lxl3mm/3clDFgCPJpjb/mjJsSZYfm",
+	"3tZpV/jh5Kji7ZStVg7zznEwSeg9BwTP0d2FKVy05jg7xKVnH1VtacoJYrSwWpLScLXyPJPTIheTJV+t",
+	"KEu9W3jaP4LRI8KVBI2Yc5XwLAmuxDZnnpV8I1urre5U1QbrPwn1eVuB860SmVnIlV06fWXXDcpB9BWL",
+	"yXyIP6bSud3Qakv94ss6WK5CjVA7UmYpl8v67o3KzaYzqyFPCUTL/1UJg7rfq/6BEcJNurpstTT31v7e",
+	"O3XW+ROI1FxlktiPsFp155qxrq89xPT6/DlhkFFNr93VAguSrzK9rAutv86ePKQkDfuPF897AjPTWN4t",
+	"08mCm0VLZFq8Yxd/ONs/fviN974x2u1fXUKk2CNZpCkj59AwvuJZTmMmvJsSZxLm1WucLTTiLeVpTfBg",
+	"1NhOfbZ+LnCeYdNqgAwOHuKo0kEcCbzN3Wad/1QqwlXjal25M7Kn/myBLrh10TGcgLrB3Kl0fOuhUVbE",
+	"l3Pj7PXrZ4+pDXCIFlVs/Q0IEMQdzkjcg7bkDuwj9Rl0U5F0HDSuSBGZ1FpBbsQtuzh78Zw49vK1X4sR",
+	"+8Ee8i5QTW2vcbgZCXo13BPxJz+J/qBphNwYe51W5XFj7MlEoAkZtZ2eIGq/PYJiyJYAR7fdPhOHzJFy",
+	"9w+cQKZT+3cH+5qJxoFWBYh4P8Y8zHjvhI33ikydaJmcHI6+Gx3ff3A8Ovru+PDw/uHh6Mj+3+j+eO9D",
+	"PCyhCbk7Tvudodh1LG5pa85Fzux4WcxXqwmg6/Q6ZTuPoCfV46evGqhFx8IwyohdoL6r2pwI3UohpcAp",
+	"3nQ0nSKkKV5IBuRUWO8LAldWKEurSKXr3Y/unRoVoZT6l0LQz9Rbtvl8WuT5yjB7StWUzT2Dcu1uj/yx",
+	"xXMKPkCg4CoTEBMAD6yqCTNZT/18e3/nhuFw+262rOsjLsEFETO8FhY7OiQM5O1dPj6tR+bEnuHLdK+B",
+	"rJ/pXM90Wl9Jsn9iexNY9aZYrXRGRGGeBMU+8m0/y95s06ibe27sonUY794d8oXnm+348Azo30LT5WRs",
+	"aqXZIRNVHZR7xpYle71KWg+hRwiIBVZB16qVvaSELQAhM6xs7QAD+Mhj50dx23SAUFc1DlbX8Fbtb4U7",
+	"tuvmaoeru3b0I/3HT0u++gll9W0Ac/e20vsql1bcITnL7c7bm8t8UUytNj7QfCX3ZzoRc6EO/FA+9G+d",
+	"3ei82IPJkedDAAycrMqR8lV0cs1LabolmCLe5JecMvssqCyx57HM7+KdWDFqnAAVJXrq0BRMw00gp2Q3",
+	"fb+jfv/RGYANpR4MjJe/vj5/3qXmm4q1qQ5+SR9TsfU2dl9EjrPuCz2wFWjGwYtc2f1X3gOrPYhX2uTz",
+	"TJiTg4P/+a//joeuWz3PON1qTslBFXlUUsJ72Dp7/VjJHEO5Mke2DuU4DyBmsNAGoZehqYSCwqimqIKt",
+	"pPSw5zmyYZd48R7Ka6zsoyJ4TsSSKbKFW1MsgmLnWwhqG5MudSLYIJFQSREhOkXEVkDlETnYO4oSrPdn",
+	"3P+nXaXTsUJYYiC0so8yVFAd0qIh2PA9w2b2k4BFJqBWQ2fSfqJh5BZp4uBXuUrGCvAl0HwDC/sUPT2I",
+	"fvqZsoGdDtKG+MS0Mem1WMP/2nfCf2Ra5/4ffgnGir5dBGvPkySLCAme49dwCDKcGT27FjmzahHA5R2A",
+	"uL3MZ6jZg+Nj+1GhMjaHvNBYhZw4TKgbmWkFto79inbshg1e/fB7dsMzab+Didj//2C0mtth+mnhhZHL",
+	"pwaLaYbWwh8r9HMBzhk6d/IRe6Jm2XqVoyGYCZIudyFS7jZqHh8cfvfNNksr2gP0zJcqXZfa3fWHtYeU",
+	"6VcQ+e3gNA3dY5e5/cnwnRww7LNXvmLQBYvdi/Ez3OHVTly6QAHnUvlddcpEnzWv673jB31W2B3NzUFc",
+	"PnrllYbj8rQLkMi5bJSAjfcePrh/PN6LiUj7m4cP7z9EUK0g13y4/93b90fRww+/6yANzLpxCHFNXCnm",
+	"Tstdsw/hs9PMg7cGHyUQvLebz4nNBNy/OurrsCdzC2V4JubS5CID34/u6G9MlSt4h0b6KhN320A+roW+",
+	"ugo79NG3TaslrBWM+OLPz/2ooyBNb/zutxooMB1Qprd133dlNZ3eQvQMP4od+b131MpNvcvNpIcF5fOS",
+	"zfkHKEEDD7kGGdmKThy2G8U76/3RLgzebv7ALuYixwDTRX0TMnEQfXEoaXGNzvoflfW7W0UrKrmoog9G",
+	"LMZiBqdpsZ7h/+Af7YrjH07wD1Yt4x8OqBSD1mdTMcb2U+zu1N24Tz6auxtPms5sB3yT24UOt2W4ZcNE",
+	"ES+rXmczZB5qJ4rfGtra5cj9hFzkdN52HsQBLEC7rigXc4savhQbz2eeCzVbb+55dW+3hyi1VPxSAAqf",
+	"1teNxtd6Qs/RRGBr92jXtvHOotz4UaATi9lMiEQkIwAMvCXa1+qra1kCf7zUStzx4o6tj+bupLOY9RJd",
+	"NyhobbGTCdoA2mKzreu0PYXW1RsT1g4GRwdkUy6ePH/y6JIdxcGq3aXZpUPu/mwl41ORszJ7PJCstTK0",
+	"uvXdkECkzFi9jPKeqZgekMRvweWogMjqrAypg+c4YmeVp4CpUuKGOEJWQDjrZG3layi0GdChwXOdRVRA",
+	"MuHJUiqkXVNrmImaeZB3xN0oidUqmd6+lK+ZvjWV2P4RBItqTav61nibgjkelwEAW9A/KqQtMyFTTNBe",
+	"FRlIon0N5MySzJcShPb+YR+TPxSqWhE55gaRodbV0aV8JhY6TQBSyiFqVnH81Zpwcrbttfctzfx1XfW+",
+	"sYnetpj0IM7tnoUVJcBCwfielYpwEmzwu6OI/e4YoilWJv43S8RKqATp1SoKZwjeKaZMHcmhA8/VambV",
+	"vs9oNIKFu3mT4R5009ukHPoxVfqdH4/YeaFMJdNdWShr0EEzsr7y8aOSUBfpHwxfAwauHtqF6lYJHY6J",
+	"YYNXGKu0f11RnitimeCQEQzj0xcX50/ZvOBZMgRqI1Xpx3GhqWDRAk4esJiJimebOjohtIXg3lmRZdA3",
+	"CC1cREKI/8BgpVRtk9a3KnDBOGI42z9mOsWbOETA9hEguoSiLQN52OGXaWARnPLZdcDiGdB7bNifAQUX",
+	"EWkFgcuqdim/vKeWun/IjJ0waTFyOpDa0xANYDa06jq4eQGxJJ4YNsBDMWJvnl3+IWJ/OXv++slFxC7+",
+	"8PJNxC7Pvn/+ZFhh7rPaLPKqz6lRtk0fsgHsL1SG5WiHEda9WZ2PvCXTNZvptFgq9CgGqliKTM7wDcgl",
+	"aGg7mwhWAapUz58+Yvfv3/9uGIZ13bjBkrcvljnjV1fQSjpioNlTns2RnVqx44ffsD9970gJQWWH/d1X",
+	"UPuL9OQR9RFM1/DgSZFJNqBuUfsWkICgSQCbJA/oiiGR2MGQiEUbQL7tVwJ4GmRzpSoM+mgQBIeqfGIa",
+	"onrVqfUqxXKlc1CdXGEnbFnh5R5Q1Qw+4AAv7GZ/bBo2Gykg/yqsEkn4+p4Vf9jSoMAxw3AjVAHbE9kt",
+	"AuJHqCGY0BUN+seKsbN3nPybeDA94vvfze5f7T8Q3yb7/Jvpw/3DqyNxnNyfPZg+5HvhGQ9RtfCJP+3Z",
+	"sVldTWfSHtmGOK4ImXcHvx+yswuaAZCuDiAcBH91k3l6/vKFm+SbPzw5f0I43uzf2e+O2NmPj1npGTH0",
+	"Y//dqasJUC3us/brZtXLfjh/+foV+/6vNEb28vzxk3P8N47k8ZOLR61UdkfHQQ7MHS6/cRd+Te7CFnfh",
+	"NwLDz0BgGNhSYcGN3wT9yAxD++1yvRLu3x9Ja4iQyV0sfwj0Tx2Rc0hBKZ3LmUC4CrJ6ZwB1kmeCL6k9",
+	"pQRRuNXZda1CcGz9BZlw6ugVY+UgFcZ7wxHDETkoE0Iw1Dmdg21QNp2oTGdoeyCzXgmH0cXNhiOGLleK",
+	"cbc1+7a3KC/5bCGVKF+iwv7iXKxqCSurNa6lmscRi2c8tfbJJNca6jFv/PIgAQP6rPHpWGGm1KBry2cz",
+	"scorrPy4OjtUlLUBReDZURVW7ML9FKhTl5fPLwISjtoQilwveS5nLBGpcB+IgzqvKEhrpQRwmoCGGTFq",
+	"gKb2fGpRXEpVAF+5vsr34bHWA6ADMsY/JPGQ7PmylZe+HTbkkrFK7obrH6KHpFrNod9XoxFXXlBmiUgl",
+	"0qlO1fdEEUJvvEdIuRi4dMXide0GzuSInTlOFrJZkf4lOEGsLqXccH23YEFSMoG+ze3KGts7MY8Q+7tj",
+	"DEBYaUmFXb7y1RBowHUlHR0OPbTcvjl88O3uahdjdHcaPoUX7zbaO50SbYU+VocDFE13H7q3nxGf31yj",
+	"I0ixVBBKP4cWpkF796QzeAuG1C2o50x3aDp8RPcJhwO8lp7CE12R0kCqqLtLPMRh0nGv6Gor6UDLMMrW",
+	"e+W7JGjFylju7u0RxXxuvYhkciXfbYYNpEsheK0zdiXfOSMUl6iKA9gD099cV+bd8fq/iUzvW38k8ZZU",
+	"YJ+GeK49g/6hXROi97cbN/ecjVqCI4SAc1vzNSGYf1Va33ZtGLcmj1Iul52lcZ3oCi9VunZLBfHtQAc4",
+	"eAuYxoAHLUf9QrnQrl5VRRTP/aYRzUXj3X0suLOCA7wQPMungudWnecCK+toZ0FJXQoPqNiv97+pqKWH",
+	"bR8VILh6LEsekMTGcFNAxIqxAokf/9QenzDPmLLL/FoY9wBy7bUSI/aSjjC8AE9aeHS9QscDOExGJ/tv",
+	"3x9Fx4eH7dU6XoBM/zlZh6KMPhrfv1J11aotfzu6X/1pnaI9hMLe7GxCj6OHSoYCxpn19BNXS0nTvGeA",
+	"79IlOeMq1NpUkqcJ4razV1nbuzTurRsVtH3b6bOGPulGxq1OtNwP3K4F3sg+ssg6gBsyPhPWdGwFa59d",
+	"M7gA7C4wrInn2tqkEPrzdlsJZH5He/tP9qPoKzfauoOAJyZ0ZMmlzCfiHaYLreHFfv4FPTK+JKRfDHML",
+	"nqRSiYgtxVJnazsLxP7bh1IvCABHwTHp8CJhHwwjFi/yfIVQc+B6oH1q3Qzgq055WYPYe/oNHuueav6i",
+	"A1eJ/EMyjYKzj8M2PyGllcQs16wEYRrUrRScwJAwVQLDNirNROt9zbiaidT+c8RiBKDDNhqRY2eNrt/t",
+	"1s/9SE8LHSocYgUf3D9iz1m49o/u5a3Af5X1eiPzxSWfm7NXz9rzW42likKKMzjSCbsg53Oz0XHYVK/i",
+	"XuPcpT4rW2npvSukxR2b5RGS/JOwJ/kApVuDRMyQydPqkYRNBeAjQ4IHBClqxqXc0YsXUGxeZkwq+0/a",
+	"7FqdMG5XVmFuP7bq//14Dzf7eO8EujP+Dkn+DzE2JU8zrmaYE4JQJAXXoS7cusF87Z5yy6VdRbJI7NPU",
+	"hzigrULFiIO1PmAZuJOGEZWN8yD6L2zL0dFOSkL6kgZUqFQYU9lkW9s970Zo1vcy+6E+jTw9g29OCpdk",
+	"KoLkUklfWCWOUK620nX4tXe7bydvA+n7NLN4iZLcaxrua5Y6Y0Rht6y34pmKmTWgvOr/RMqlPyVd/QhD",
+	"srSOHrFA5Xo3BJTBAP6E/bwuaQs/YDLZmnXU5EsT78/IEFAF2tOirfK5hxf6n00PVKpEvNvOt3530shP",
+	"gBsAAt/GL1ffJ3XGucaKBOiEuOn9vvHHitOCFRGOqkfpprrFTsrHBmlis0IPGE0JIyIAJsr5/LQkLa1E",
+	"Ra2vFsIDJ8hVYq/stD9a+BdbhyKS+ARhXoOBgLKi2Y/coOyFeWVnIEB2OVJ7LXEyToCT0dhnK4JpmPE0",
+	"vJdIGyMP7++YyEL6xROmdHiTI23EAlw7qub91ZUS5VrZ/6oOj/g14F3tK6mvRZe/dMYycQVgB/OMK1Ck",
+	"DvyvyBcHN0cHAMoWAxfUCj3DHzRgUrkWLpnjkr48K/IFOx4dutjU+dNH7Jt/e/Ad+3//n4ejYyobwZut",
+	"MYCRmZlORNwRZGxXavX32CecslgqSG1MYB5IBQEByEqZn7UoCkVAyNTgj7BzJlzyyrNa17QcfHOQfopX",
+	"Ugkc30k5vmA4sbfQfMUqvBESuTC2CYxtUsoSYrt4Wj+i7LISmIkbQFG0vxOlKHzXyizbJhkMCKSs9cUb",
+	"FmFjWr3bn24ixtvRUF12uEitnjaBwrcG414/f/a4pL2B6/BlBE6A4IBiWsznULkD4SWKNcb/sU/Rv/1n",
+	"j2MCxR7u7ok6zdxcoorstGpfu/KdLP/f62TduUtHLAYBgtD6vzuhipkSIjEOlAVrhf2Pp5V7Kp/f31j9",
+	"64g9RSgAyEWB2vDBoMIISHrIudJZW+RlMxtDrRcRqmoH1c0xHLFHermCAlmIrUnlo2s1lI6e5AybOhZf",
+	"+U6lTSPa3p74obazulh+gr1aAkgbLDrXbKZVLlUh2KDysB2G0ZoxyrjyI+mMffMikXpyJVPRNXaiD2GD",
+	"F6/uR+zN2V8i9uLBWcRe/vBDxJ4+P3sUsTP7/16+en1h1dQbMX1RDYFPpeLZujUIztW8aE+PB73ozy5e",
+	"sm/uf7d/xNz1bCFVXmsPECoenrJE5Mi5wF1emKfpGn0dyorWA8h8/29v3x+3hYzrnAblWr3dvuCdAP+O",
+	"fqozDQmNLJWQf/kVyrB/rSMhYITdqV2j+xPYYZRLbxWbl90VyKf/GgNMXevML/+we3TbQ5/iXUdnVO5X",
+	"+JRS2Y780KyEmC3IkZ3puZJVprWulJJ9Vee3tAL8yRojcvfEjsYI8W6VoUpoM+d+/oWVF7DBXP/8C0sk",
+	"T8Wsgav+Hor9TthgBI4d+ztb8tVgtMrkTAzZ360yHn6IAUkByjV1pYYXvBK0/LR3wqEo2J7dM2GMa3Zw",
+	"RQRrjI8Gv2OaDz6NzAHMlKq8ozJAXBYwYJQqvFppZU2/38EvsYMLbt4DJ97vIFFDGMhlr15cmwL3qCoJ",
+	"usTFCsuPaMP0zmQE32mj4PQrmvdSEY/YuQBjnAjNqJSt8uFPA+jCrELhGAiHNOH3xBXorpNtEfSNhbIX",
+	"xRKfL9WNljNrD6dSUVQPK0rK4ihs9YM6fmjPRMMjKJ8FUTWNutlwL+y9pzdNUGdFVF46W0fMSzoOgST9",
+	"l4Ij8t7v2ahQMp9URT+IXfjV/62q9GtWlbYp29/KSj9DWWmgbQKPsdwF/cpKKyrucr0Sl+UDPqqwFJ4D",
+	"3/FSf1/INOkm4JxpdSMygw2gEEDBLOtqwY1g8SrlCpJ59O+pfVrsWQeglQWh0mdaXcls2ebT9CDd8BWg",
+	"8IK7warCELeJ+aNgvq/gBntnylXn8uCscKJlPVFjyD6vifxkmV6OPr4cNPcfcpLrCS5+Q+Kqv/cuFMXl",
+	"ahOf1/ICVqvb9P7ZWLMbLtoNvO4M0w54KxskGb/K2fHh8eH+0fHQwYejQeTzo0EXFfJ/0BsipwkMu5LQ",
+	"fiVVK/VkIe801nOhEgF9gwtiWHV8QLN8364APnQfbFGTr1NxwuJCnkAzCCX+AG0L20OGCMXl4GDHyl57",
+	"K5O5yGM2iK0FHVvVIt7lPBMcipMXYnY91e/sfyc8F1Zv2v82wtqrMT7RPiaXeSpirECuTb/28cMvF65M",
+	"qxxANLwK19gRdgmhEqsA8HcASNwKkZcI+B2C6/WuvsiB45WXdAHkdRgG4pbSPF4CofQrK1IBEshzDJs3",
+	"e0hbTvPSPx6PL/Z6xRtw2V9lOilmea8Vt5vCXnyHta6ZZ7WG2O24XZshIgke8stBQgqTyyWkcGba5JOV",
+	"yCbWcm0JqLkLmb3QVbTYa4FC++IxmSKzVPDMidBmVvPNEYJtS3WVap5/8+ALrpVDTtxVKxL0Ipx3C50G",
+	"wPUow20r9ytHGr1jvtQBdjZ31vZUK0ltxd3Z7mB3KJPXRmT9NElh7oRpW8KY32GuO+t7RJ7srec9qvod",
+	"xpbpdKtNCatrr+v4AqnmyUXOsw1oNBvRPC4DqkVsQ4ZFgOcGoOO9qqV7UZVCp1Xi3iANS6SZcah8pSKR",
+	"MgY0OH7AFrrITOAU4I27kpramW2ofIeJgxcN/W/+cMaXjTqfaOTfOoGw/xa0icGUqcmbTdf5dug4bDGG",
+	"SztizzybC98tVn88GxwdPvj24b99c3gYeTyBo8ND9uL74fZX47Q75aXyCQmOzDrMMf7lYIVBC8p20R/d",
+	"V423B3zL10c1GIzyM4YfIFyrihS2Gp6Gz8U5hOo3w5mHoISFQfhDe1dLBaXHY7wL1uLmqzqgCn8MYAph",
+	"UFjZ4ANaMs2hr3w3vMJoDyZK7F/9gdeDNe2GXax/5MqbdgBDbHtZa20F1dMXjjnfm7ItsOlLXbQ1mr5W",
+	"MjeQyz8tcfbK5r9ZJhLAF9LKFMtaS5JU+TcPtiJj9sJXxCm4vImdFXG0XGV6Sdss17H77IyvVunanrky",
+	"34H3uWLethzl1pZF+xVTDwiOiAoTePdc/ivCStJbaQSLcWljgtMgqHH7FVgG6MqEGGJ/rpQ8CgnVqHbS",
+	"PivVtJG3Zs56tptVG+86Ft1hRQcls6FiwBQLZwc3R+xnPWWmmAKhIDW7KvtZSgZw6knCIvWf9XQik5j6",
+	"Vuzbf9bT4Z0iVT0LQfGN7YvhJoAFy8E0/DyhmhHm7lOIrbK/PSba11HYWvu7FbUyGDx93FPWH7Oy1Qa4",
+	"SwUuSf+ul29PNLht5ZJ0KLkd1ku742rVXe1xn4fjaSdUx2b9ZluVZ7CutVWj2UZOyzdUXecpc1Eslzxb",
+	"P8vFsmWxYOtjcsz5+J0HzEd+9Y3eX0u1C5B3ztrPtNJ0qFg1zBTLrUfYYaeJMuk6Qi+KJdRM0Tng0bJo",
+	"ivcMBEbu/Nptp5Z7ffW62Adi3OxLvQwxG4Q/5YYdbo/NNM4ct7k274EeAuu/cm2ROyZf+/LbxLrbeqqI",
+	"9kpkXrc44MeQQg9NTHuZ1G0JmkwvW5u9slLVwK1sINUsLYy8EUMGugtiCgFBLlSR5AxMw5qk7lTx723a",
+	"psFvf6rMGFxB3ChOcGG0ETO+68xd64Cp+9vMoYJpqda/y/nyxTd/S/xTJfVPK959mU+7ky4KvCP8gqYN",
+	"Vrtp7gcTc5Y/GxTgKgCPwdWVyAhbB56K5HpJQjzrxj1o+MW1XmPCn1EP1tRdyyluNQNIkNsyn1DNbSMr",
+	"q3r3VFDzj+PVIxXhp/LpdyFRw3Bubyc+pELr5byL7EVXA/iZ71v2zdj2BSeMkEjdr4OY/gvqpmMWA2g3",
+	"/S0eEtIngWnWLh6rGH+IKQfn/llS4Qwx16mV6NEgZyd0Kd7lblIfoq01AlcyW75KuTqbEXPyljugm7bn",
+	"xWcQDXxDpQI9bzoX9vPseNMzJXPJcwHNLecIPtn7fXA13GncPW9JOjbFdMBZw82/jamiZ8zDVcQ36tZb",
+	"4r1hFuLOTaTb0hG3ZcwHUTnK/ESyIQMBrRvbgkgiQyAqI+cKiUoHIRtIlYXQ1UvJqxIx6W5nciVFsjvb",
+	"RIUaoayz/irO+24Zm769pfaOsqV0d+faIY5sJIEgEGSUhYObI8ZXK7PPVbL/s54a5nOf1gQSmSPD5TM4",
+	"/fH5WCS9WhmsP4n9W+MqeASysJtTL3aOOi4Tvk640nPSbghtYdPp6O10GzjYr6EI0jcMd2LQ7lndS/1D",
+	"FOX6dx1657qtUNf+FUPTwIbBYo9OH58gux8HggCM5ZpaMQr4S1DEiknLs1fP2LVYQzy4Rim65IrPAap3",
+	"xOIpn13rqys5E/EJW6U8t0u/n4obYb+INSaAlyTA+UVakFN6THUcJiJ7FlthsMi4NH1VAiWbVpC0Ioig",
+	"CvlrwOl84l/gsLLtgYQPCTEC42CzxycN1hLo08POEpH4ujkD0Dl2QcDqBRQPsABo2SpdiP477EV75XLt",
+	"RXturNAb7AfR2qIXbOvmWUZDBQTligRIdWNdoPjE9c9GrpJb5qjdrKPks35rkUdsxhUgaSJz9QhtmhsB",
+	"67kO/hycJfEJi/0WgPJ9aJA4rT2LGCANNWrCP916gVtDLay15kaJcCd+gwUv7lyq0Ipq42zneZHxdN/3",
+	"s7TaijvADUHdrXiXRwyY5e4fHx4e2nMm4zNXYB/k8+8fH/ZBiQpMze7Ky4q5Gq5c+MP2Wkt3Ye21bRrI",
+	"AbMG2E21srhPB25h11VfXRGBAjaBQKoo8sYNngPQlW7tAz1rNVsyEaDtyToz4E9jxNce70VsjB7HeO8t",
+	"AtD8NN6b6oR+gtYT+5+H9l/QfLL3Nu4dp3muZ9QDL1ZtMZqlmXcBMdqDsxOHsV1Ennj0xdp0IQWDsLL4",
+	"jEmu9STV+CcrQPZ/rd0yWfEMLt2eaLcrjzOgK1tlBzhTd22KRabVlu7yzQyVStwGDHVXQUXOt3aTHh1/",
+	"G25RdlZeDK3SQL4vDQZiZnq51CXdpfWclUDyMn3FrsStA+d/GMRsyqdHyDMhMD850yrnUpU1QvdMzYix",
+	"Iu0a+uFceXB8zAYxuai3gl9Pyq5gnrPYiujI/6nRQnr8bUXdfNsa7epsZ9UKrUXqZy1RaWHMImGpVNet",
+	"XatbVFy73NKx5Xvkg+PKvggaWWbaHv50if8s+5kwIvfDqR4iFOu5aYXT7qg9x0UJGovbhNo5u1if1h4e",
+	"ImI7KBtYacNTtkQcRF1v4JE5IxgQX5xfr4TNW1uvQU+QbwOZkVWmTTu+nV513L7gq5Ww/lyAJXPCCJoj",
+	"KsE34D+BWgLLv+GlMRIkYetJWQwfEVWEzsaKGmogrBLjo/AmqNVkfKkdLGoyF4aCJ90AGjQGa1zjEMCY",
+	"vukwDPLWBr0OsFL/nWB41qgVtTZHzInC64bb1aNeET5MifuySZasrddhZ/jeDRAcmQnrVgU46lDKTgWi",
+	"TemBE2zzg+8RPGfvY60yaGiD3Bbrw1FsXYD2lsqXDu0YTF2/HNiS7DZUsC5tW2glVCLUrK24fO9ZYsKG",
+	"OwIztdob2mehfLCyNh16rTzXu3xp14ILGBlXUmQobRtAc9s57+5WIf00EwKbQpDPXSp0m6GNENDR3RK0",
+	"dqusejRKt702mPiq0oLaeEOvHreKZZOmS7TaAKOSUkNxT2bIfj1rTkCxYLmLFKH22UidlMCSKJhEbg8+",
+	"Er+BqtVcpmWEDT0z45l6gAghxr9OnODHPjqN+Sb7JFM/VaCyyjqfVq5iqHkof42ROMjaSzBuwjUeno5V",
+	"nEE8N3gZldjCoAYcoEKxWTLOBDcQC1842FnQSpm4kUaUsfBapBWLuje03HpNTJdCTW+VV6/7+MTokmNg",
+	"84+S+Vhl9iZhIooD/owoEtVH4diNb2Mn9Ygfyy0T2oJC2UNuZe1AEE5dzBZARXE2RR6MrKz0CswA0GFu",
+	"5XGBdtK5ZHR86IydeiVUzmz3/eoKbks5rgv4IKblgN4wqzbBl7DHeIWoswawuLXbsvxkcAr3qh2HJ28k",
+	"AA3FvPEahKvTqgcVOabcdxDe0jDbGfN9YxjA7c8JBhYrkYDab6220Y136hHZt2VDvsr0NBVLQ94RmEE3",
+	"FZKWUjpKwUCiL4DusM4U9UkjDCjc3dvKQDIEMJ3Mdnlvt+edzNVkpLI53ra1JhoxKzKZr6HhlOp8lVZ/",
+	"Eh3tyvbH9VIXBoKoAyMEi394QjRr4NfaK/avxToenmL8EDRmleg2CEbSOQCrZV+CiFYlsAJfyWsRQO7w",
+	"lbSD+xDtTQXPRHZWWCfsPf3rqdtCf3xzaTUTheH2Wtpg31yWcWPv/XVgy6G/Rg+zQ4VvBzkmeG05PHs+",
+	"7334AFCoV9oR9PAZBAVoSqnWKyu7bMklOMwEE7DBJHYBaLbg6ZXVre4ZJ263k+oKEN8hIIwICUmRAbxZ",
+	"GR+OxgrUefAXYnQhBIycz02E5EEMWxUix+nr+7d5ikdhVI91Q14kGisXBY1CwLTI99L4qDjcAoWytZA8",
+	"ROmRvA+8XzMaq7F6Yn1dxCNMpTUKCpVQ50tsBTFmK3sIviP4bvhhIXiaL+xOngrDBvEB/uHg9/GQTkqt",
+	"czZAYY6HY+WQJDpEdxA7KYmHMKjf//6scuXo979nF0IlLLZ/1xmtzgn7HkSGKOZAwhzQy62P56FISsOo",
+	"wps35HWspDEFGl6tUlsVWjaI09vJ//zXf8fDEbvsnpbMjbASBhvXevJjlTe2vcOiw73pUOhoFTBjbWf/",
+	"BEmFIFrnwBhjlwqH/HVcmjpk094zDODxrDVXYujFBIIHBgenMXVA4TH3x1L1O9RkQ8OAqFP8h8vLV7WY",
+	"b2zNGpYJo4tshikHhYDPlWo+N5kHhw88N2wqr5FwCUKQELcFoyeVM0GZetr+1i7JpMi5A/jI04pWaG76",
+	"s1fP9qI9f/DvHY0OR4cY7xCKr+Teyd790eHoPsKBLUCLH9j/NxctwcjzgJUTPDIr6c5mqCazcGdYEaIN",
+	"5TYFvMZd7LYzLs4KictUUt1yKHWQ9LRyvSqmqZzBZYjhp3SoI6yO1Q5Z9Vmyd7L3g8jPtcbCJhQemObx",
+	"4WGNBY2vVilJ9cHPBg2lEn1gY8mF1mUxFOjwOtIK7ZHSnxyRAYp8J+2P9+M9IGDv4NjdO/npbWButb3C",
+	"AeGe/LSHmXrEJsEDN1lKdVBRvp2f/TmGfMNrg/JMbLjnWO7Fc8KIGTFgEwmToZAtm/HU+hojFtv7YoJL",
+	"qj4bGyNAwCpxYahSGtSREYenlVQbPpAwaQGNzefG7NZqkY8zuxR2ji8rq1GjHW3/QuUlB6821ScF1z2H",
+	"6i17YY3XQohVr4WQhhJrgEQJ0LrETgJmELIjeiuI0vKlHO9IYdI+TGCKwTUeWFuTWKPTdWW9B5D0HFZn",
+	"1TXQSsWAH22D4f/tZ9zGoQBU6htbtnRY4Vib34do78Hh0fZN/VpxOt9Fgjfd337TU51NZZIIKE56cHy8",
+	"/Y7ypHqK/Bh3VDxe1dilqc450DTVv7/9EO2t2vvdSoTtar3CFr3xI/Rw8UwQ6FdUBj+amKmusTmTS6g+",
+	"NEUGzIfADLSQuWBmxWfQqWRNFuVONXdIf4dWBuA+xjOtrlI5y+MRe43VO77uGF5zy12Frzer2hXtwXuZ",
+	"fDgASzfuUEe4OqE87nlkYBdg+yQi33yRS0V+qDqMBKdQ23tHn2Xvbdp3Lo1ZEZovueUOv9t+xyMSla+3",
+	"R/G71nfXhn26wTAAed1qFNY7V0bNTZwJniDJe9UmTsLKLDxGqELp1PHB6zSwwQ/vA5Nn5SngYfI0FRm8",
+	"CgLIItzLDzq22g8ib+yzL3C+bJPxryffD7bf8aPOnwJ2+leT7x9EvoNw72rLhR/qWfKK5wuoxKEinlo3",
+	"F4QQA6eIAuNkHl2lfO7Q0XbC1tp2EJ7tdmQRe3DFVs41lqX59ASgZYmrK4F1qfGrs8tHf9hyjpUGX3zK",
+	"DL1FAstKA+alifgV0szaPU+rhuWxM67KSrk5D+rlCuVIAXy5HHjAcNUo4PTjeeyzJL5A0hQQDrkqUsca",
+	"3K4amihqn+kU7oZr63UKfx0NRQW7vyJN9es4us8FutTlxkJCQv+vT3eoH2AQdR9Li7cEAOCErZQiN9Va",
+	"ZG0zYXIEaG4LCzQUGuRAdjIK2GBbbG3YaTc0Nrqd2yOY1Q+4CJ/Z7/+c/mswj13c18pH/c3WaPd3+0h/",
+	"sBOnMk2lmn9C26PViz5LElM2zjYQPO8ZNuUpB0Z/YBynLtSFxklgy88SfrxdrLfYHF2bCm4vmXs6d+WI",
+	"/UAtDBl0+C65nfwJ40RnhIQr0rCZzjKsPZiuA94HghrKGCXGXI4VN7TOkN1tukZeejRDRuwRrY6dyFSU",
+	"89aMV4ODlWOsEUS2t9GjPqsrHuzhr+SJV0aw2QTwoC+wqr+pjqabAiLdvUFbNcbWU7sUWyz5/hTqheez",
+	"RVO/PA6M910jdU+xKBqA4gH/kPgQfCIS6mBDorJq/wuRblCnnErqjUiVDhk2eHB4hKjKSk+paL7uboQO",
+	"xaknpoMuUEBEjFBLIgFmyABgX5SKK3BqrqSSZjFifmnstVx5arIuneLdEPde1JqoHY8PD61HV64lVrtR",
+	"t1BgCToTqPLkwYPD7yLn8sEtk/KWib5Vk/DyGDKd/okUsHy9JV7ZFaksJeQfMYrSreB/81M+Vrc9/iwe",
+	"iYdT2OKJoFpo2+QOG4XnixBGBlszPpNL0h2nvCyxJShEAYGIoPQJVmJjNqCenHxNuBCfO0G55ULXePtn",
+	"SOT1vOEZQBLc7HbTE/vp6I7P6UA1gE22eE4EbfKb2dPlMfld2q0hcMN/Zj/JZxsJ1EBtVBtYAAf6wrS0",
+	"W5Wd92xZeIxgqP5ub9NzuEdGOHgjap4aOpoda5RgPyd2qYdd97EbLpg10ngGyqbi4klCSw6mZosCs3+0",
+	"Suq0qcpcE3zTg0vAsQJDwd5bfe/gweH9IeRjXMNeyNHattLbgtWnGzyzrpura6Yowj1ib8C6CWLeGPAO",
+	"IUCoEbzySpxz+OGlgRqy3vna19jF/vkcxRAY/gt7iFUQo+4cLbaWwlfCCtGy/54NdFbtmB/+ZpN9vOI9",
+	"SxKn4zY6m07pVs2xPrYXqpdeZlWgYIwQNbOtTdWcVjUL3NSEtLgX+oSQ6+VZhr0RS/JmGhoUaFLDAbVF",
+	"kBHDZY35OF+jb6c1HLGXHfZdbP9EINGhmgGTz9V4nnqGYixPw/FjeRdpzUalW0t9V4dp+C9tDm4oUAtc",
+	"BGlqHnNhxFWR2k0SitywqzitCYRTasotzTf/4gbr17M/PXpe09DsYyN+VRvwpUKhxarnFosQUT7tcc8G",
+	"Qe04ddQhdrw3lY6Phy3GIto9tEsgt95iL2InY7fRKFVHSGpriq6XXbmx/udf3t78zcb8zcb8eqWFjIC6",
+	"etiU/SsIG0BtZeHgRtMRDbBQf1ilRZRYXSoEt2SfXp2a+dhdSui35Gc88LcW5gBS129BqbaSwS6h3dV6",
+	"Btt1a/rM87NRbaCJ8KDTWaM8sCd9G8STncuA2aGpw9JJmhsHa7S2bJ1pkbtnYQpeZw6dB7rlwl0Fw6ej",
+	"uWFR0NvczhuxR1CQa9zTy4fKDIbhFiNIcFkvzoj0Rpi2tBbU9a0nRqRX8fCuRY212vxSQ+1cywj6Y+DO",
+	"HRoBNP2Wh5CHnA0O91tuEPbVIw0OrTqC5XC4SFZFlHBISrzLXadjCE1JfzIIvIXWGtlD1OWJqdWNFY6f",
+	"0Y5okhh+4YrGXgqTKhn/8RXnr8NCeE16YFcL4aMKG+oaudXHq9QzEPw5bd+pmOmlMFWDMXIVwwIpmoRK",
+	"TOTBU4Id7cqr4GroN2cm1ytI+blkf4Bt1wby6VHkFLMOVL4Qa/jZak6qdo6Y0aUScvVPhNttcp2hXlpC",
+	"hh9rvfwFzu0wOV83D4pAA39yO6tSKbHWRQaN4l1eWVPR96u1wEluqbHYVsPwj2C+1Sf1m0b6tLUKW7XS",
+	"XKj8IESr6FUZDabOPdwxlZurNdFsMF2zuES+jiPc8vav0nqo7FF4M7SX2n01VoVvOkTTIZUmB5sP6CFi",
+	"RkVRqLDCEVARljVRyW7B6DTWS3qklRWfE/JAS4V0ZTW+dGs0FJpV1tSjsUmDMFEdcdsS3eYfI15bWced",
+	"arTDGz9CI3y9cOysJkJu+8F22xCWBS4rB8ZWEWvK2FPXn8cD8SgYiCg3VmN1WYOfCaiX/SMc0DsbIII0",
+	"hVnBgygA9qj6wnuG/fHNpcdBw1BCNlZ1uHS6iU58DHtKw26kkVPr/VDqHWFw4ckjBqwSMQkvDAOgHKMS",
+	"/3BZmHyscBrhLFAFVSKxJVuoD7vW4XgY1qfKvO3V5JKOFUWXIw8hRDaF+zhJxq9yIt5MpFmlHNEhCCAJ",
+	"4ErIO3qt4F8lfHx8ium2sQoQ1OL3Y4ddMt47YUcB3vQJ++mt/SfAFOE/P8RDMsMwnAQzSuD7nzWFx6BY",
+	"ScVWC24Ei1cpV9beQ+Af77WZAhwxgndzhof1LXnOUsFNjijG3Fxbv2ysMMw/4wDwF7wmnhYyTaATj74A",
+	"ngcOaN3L78xKgskzwZfMa+I2xQw7I9QonysWHLwCg38VX64NGy/cpfCLOaWDCQIbIFYEyAo2bfz+A8ga",
+	"RwQ0KHUZ7X3hqneei3Cq2+y0yixvuQ/s/xZ6axwAyEfIK0vWcgRssMB8BBlLtds8O/t3akOv6ema6WB9",
+	"gjR1Hg7tP3DrqCUlXVPdpoNcDB8wVlZZisTBlDpYS3bGMgHE0MQHb3KZprSRqc58BmRTKcT3MpO3bWqc",
+	"R2NXV6T+QTvCXkMgqaz9YwTyVyFeuGbb5SvqgWCwSXTsN65bIC51QDnjMmXQAuvVBk21+Ut/HstzF832",
+	"Ty88mBbYKjm7eTzhaj9LNqUILnw9AJghjgJ2sxh+r/MFAXr7/hSepvpWJCdkyWBpC5gcEEsaq1ocHEL7",
+	"M+TLm+AtiJocBSyVecYBTEcrpyeHFAHCJwN+sn0TPmCQ67EidGOYU8pVEKaHKRUZsnfCdLGrHw5+pff1",
+	"CpUnas5Kb8ybhUxhh9vfUc9KM1aldr0iO7zm+Lp1rWYgBg8Ovxu2aV+MXIZf75W9/QsYVvjmrxQk30U5",
+	"uGD511ISv5IkeZk/q0jkisRpV9PnwAr+AYr77rHxNnXU7mwLlZSJ+JISFKD3KGup1dBu+X6GFo44AD+/",
+	"Z3D7jhU30NEnsn0A5xQ3dtRsENt3HcC/9vFuD5P6BC4JAELtv9EXUyyGf53ELJVKAGdhLBP6JwzFDjhO",
+	"eM7pjyf2oX+nh/yd2V/Y38fq7/v7+/B/9scYkwMx+zvjLH604I5DK8AhhSpOV5vPWYykZFZRWIUICpTo",
+	"iueZMOYUsYlynYlkyPAtiBMv1XzjiwhU/txdjK/AJzi+qx730w/h3XWs7B5PaYL+x2zAO9HQ3UwdHey2",
+	"FygWI3WpW0cPnk/8E6Kscp7l7unlcTXJ9YTOqO1zufS3Xerv7U3BS/H4mIqZPT3p2HOvA4BaeIFqwNP+",
+	"8eLljwzhsk8JptYeWldID0S4dAvhHP0FTzxKPz480Qo+hL0oeBgERcJ9NpHJeO+EjfcQFrgoZIKowMjP",
+	"BePHC+xpPN6z23i8BxMZ732ITxlHwHT7HiADpQ3h4mb4T4jjiF8KnhqiVkLmJdIATlHInM14lknrTmFJ",
+	"tN2CFEbzFyUj9oTPFm43jhXs0YVOSfd4bH2YtwOJZVox7mCe7R3opNEC0ixAf2EROC7gAJeavtVY+cBO",
+	"+D2GFIR3ALYiY7NUG4qWO02P5v8SxgIjHsQnUKGxz1N5I+KhK9rDUMdYHT1kRsw0DAnsl1KKgZiG1NoF",
+	"6ALviFr9dlalZAZvEi6iHIIRgFsNkco4Qu0DtKxxydMMBayzhbbiZpAoA+8ulQV8WwjAgBpPQVGlggfh",
+	"M3YW2Jil5rKPdAMG/nmHlu04L8ZKX7EGV0bkby8HR45SOOHhKRWJkLlqFvrWuNpO/1prK47VlbaG74iO",
+	"BFxdt240Lq/Fy3V0lEXui0FQYLUSPKu/B/IsDqd7Vp5ssLHgY9WsaAfj7wtkwwAjNi1ox0dStVa9xT5W",
+	"A96hzXA74qTNEMgoa9wnJdtJk9Wk3J+e4GSsagjO4ZjuUXqFPfPToHHUSMNL6v4gfhtWvaZaX0s1Hyue",
+	"n7BWBpJbzHwLxm85QIG5EryIlSHsgHIk5bkweZV55LREsB+r0gCqfM9EiyByA3J9LVZ55CPjzeMQSe9u",
+	"AzoxNiCOLxNHiPgek/EXez4L+3W6yWIqXBhUC+3wCGBOVExc0sjgHsZ/BKLMfcm6N9fKbc/ru71MAIRc",
+	"NKZC+VIJwnPgpjB8bSIgnsycJwd3QqmyogRAY+FOvSuJTH+VM/wWtq9Z6CJNfNUTjQ3KnSoC1jbOCtsK",
+	"fFEo97pBqGdrNcaSeNSRw2OSITc69evQv4jfIwZRaN26KPOnwQxIA48VnvuMSNezeIgnSSY4fWM68QM0",
+	"CdpnmFBANt8VHDZX8p0wI6iBmIk0hgoS0tyN3aIzBq4iIHGceT5+F3y0q4FTIW1W87uD4gtqP+BqPVao",
+	"XVzteQjL7y4LbBbMbfz+92zgkH9C1RExqcpgfuQDZXjuukSKd+CtIs8woRs+ZUjnTrbkKZoDyArgva8R",
+	"e5Rq46MLWikMilCs1ZRn/ak/OcbKv14gS/CaNtOIndGuwOo7KM/hudgHBlSRAJtRDXvjmOpX4nORZ+v9",
+	"M2tvxKdjFT9/+fLVm5fnf5qc/fDkx8vJqyfnkxfPfnx9+SSO2DeHCFQELubQb3U4SeYFmAM6ESkb1J/y",
+	"4uXjJ89RylAUx8oeLHgmgZyS/SPzCKmF7S6yOv8GCmJMeRo6j8vkdoPFt5nMrQsyJGMFT0f711yoCFWq",
+	"sGYbjgxxXkyJAcSNQ2hqAWUYEGU1EJLt23vjYVM72PHn+1JZ4+EKHTfUFyiuJJDnovzM9vy1VqAEPlOy",
+	"+aTB/zqJ6aDEVkXOXr9+9tglolAaZYJeW2ibnlklC5vLewjPucn3wf0MGCPYAE4Erhj8coHUD2RFGbRE",
+	"yczI3JDN0O1OOnzpxSfwrZwXiRzUCFnvMC1BriojDfeiFVhnxZuqPVmxk0QCggE6ClfrNHBGKquI7B1Q",
+	"xiUNOz58wH7U7BGGm1w3Uy7S1ITTHyucP6TWoQLOT12qOWgqpyzqixoihbVmO+1EK7nIBXDF10IhzYiV",
+	"9Fy3gX8TGLyZmAl5A9V1YJo3vlknxVBlBl0o+0eHhx1FJp8horjgOS7UR0USGyGY6gia5BbVIM4pE4F7",
+	"x2reXdWpgzSVfdzUqpCpvmnjZ22PRFbiSWjsuLT5VWtoyQgRAMZZtRQ8FHo/8QPDqjzis4XYt/Ke6bSb",
+	"Zkzp/Zm9Mh618RaUE/gQtSfuzoINYjd7LTBwz7jtCJM4Lfm9nbm4hFMZGG6Sf8o47IPjHm+61PoFV45H",
+	"23x8xlpYh9Ar2zKU2Yxk3iWa63RzL6qduj7vkyOKmE6THkWH1kROYiJsrHfwX/rgpbcZwkHUi1XqEQJg",
+	"6IEmB3Csx8qK7ojFK/BGqDKG5+wIrXEwseDwPgIy8sNDNqBvyI4Ph6cOYmDFCVxGBMU+FUq9PlWML9wX",
+	"+DXjvZZBzZ2KCX2k6Z89t+txiEKx/fzJ3ur2xzwtJG1acy7nBdUeoK2rMQiyyvRylTcK2m4X0DJV5Ksi",
+	"t3tHq5kIE7aVgJJr4NaFdbRzBJPgigjwoG9JpMJgGMm+fIJB3ZWcXQcpmxMWWwfk6fOXbybfv372/PGT",
+	"89hvzWHpvuoMw0BIEGii4LZXz89+/NHeZt0JKBi0TouPlISXXrx+8eLs/Nl/2qudZYCDQTprF2Ow3r2P",
+	"N8BUoMdeKFcrSVHnCjl4lRX8xDsd1pp3NZARxHSdR4n1hhDhqcWT6AvVwkkD9y1kXnm6XyUMlbhREade",
+	"0/Gh++z5n2udTlAIYle1VLKoUjgvDsJ8EYup7MT+JzemWGIRXoxenA9dnWBMS5ZhLalYc1XBtAJQPOsd",
+	"VHl2YzYISHyrU8MEAppnqa+Ud4cnCfFsUahrUzbuEx/jmt1aQwfdRuuYP+Jpir4MywrFUq3mcCVXGCFB",
+	"g++eoW9MvPpscHR86KPwhbLiHnrZPrI4dL7Ow8MHLF9kuphjOWZMgh7TROz3HStsVqGXAILAFZcp2mPW",
+	"O/ZVwOTUPDw8ZnGxwpNyUih+wyVwtcZuZncONQxD33xGlW0toYRWX73NL8dohNcn1afAWjtxZV1ueuP4",
+	"PS/UY9CDEF/5TPUUwRu+UiFFZQSb6yiq2+ArlPR/FbvayjpE9kFg8GjsYUJDKqRcwK6j9JIum1IhKC8S",
+	"qQME8UFIjc+ZWQFZKtiwvrwp1xAyc1yn9gGOkB5DhFBQTm27DJtJcPe+eHU/Ym/O/hKxFw/OIvbyhx8i",
+	"9vT52aOIndn/9/LV6ws4kt+I6QsqMIW7EYE4x5C2awJkVzIVVs+4eIsrD1/xzIqN/Zmysu9yoYw77+kG",
+	"zAZywxYSHHIAd4GIF73TR1uOHkLEC56X8ixUqszr1EANFKtU84SBlmKD44fsxfd99Kp9033SVEbjqcmD",
+	"T5M7fnCnUuxPcyWNHbKEtksMSyZiprH7Mo/sx4KYTu008AOHBfQKjL+Ty2IZxlQvz89+vHh0/uzV5bOX",
+	"P05enP3H5OLJo5c/Pr6AEG2/g+OU8bEySyvYdhtkwkD9gx0rdlbCWZFrttBFZny2dQqc4RLQYDFvZq9L",
+	"UORcaxam0GDFQWLoO4HA0OUu6+bkBz+vVuk6qqaVMIlv2GCV8jUcx4C/LTKhZthoTo1m9hVgzb0+f47x",
+	"Sr0SCoLjzsuyl0T20MOsNvdVOLy6Me4ZgDXieZGJEGdgKsaqMgOe0x04aM7ilKt5AZ4irBafXVt/j+73",
+	"whHw8sLG/B6vMyd2MC9XQp092weCwBy6beIDWN6qPjGxdSVXWqqw7wPLAGTlo8Mm1EqMVacMvT5/Hp+C",
+	"iVanDu42AdrtjbECg8NhIPn0Z+PwDXbKYKVn1yI3q4VU71wewLDXF+yJmqfSUPA+YldXy5WY+80EmZ9s",
+	"Xf98Qxfn9a8w/kHIAQruyUpbTz74YrFQ8Yg9ywHyOHEpG2CyUZDBTPxjoMjmuZxm8i/6HZulcmXYYzGV",
+	"XDGzsP+ASYTTAokEVHmTs8PRg4fWdmwd/imkF7Mcqja43ccGMr6Gjffm2l50y7OE5UIxtOvHe/ZS8K8c",
+	"dB91RCmi07avdt+tGku0PoKz9Y5YrHQ+kfacWQoFOBAbbMreJuAGuatkl+6H2aVT1mE3ttlp5Ql6ZjfK",
+	"RkNtWaS5tMfRgV3u/YTnvL+ldBnuwK9krdXGsNleK1XGR9hqR/c/2eAr9WadRibYL+7M6HO8g+j5rsby",
+	"fLbHrGmcsy2nq1Yzf5jhSh09/CqT9rYVHqUQ+epjoukMLbRfn3Fdbl5aA7JlN5nXK7l/LdbbOtwdXkUP",
+	"fq8KyGrSQHQlTX0tHEOHzGoMYiW4DTnR+66V1o6gCjNhH+ga2AlTyF40YudED+hBNoC+w+p1MuVifI2Y",
+	"ELQGVilmALFEZCS+0x5jLyKJ8F0xQOpMkNg+bqcUO1vJP9ll/dKt8mep0RiqyYIV6OTcrq5BJYPlJRHQ",
+	"lKIvy8SNy7dLTNtJ6K+yN94NPtyobmP2otCmBzTCxVdFmiICVASK+cTVPGKKZsHNgjI1JZhYJvJMiht7",
+	"FvDc2pRYy2QW+rZN/ocj9r23NeBQsANpabCvttYbQaVofJaboPnZZbMAC0uq7sZ2h7VJSmJCSiJGpC44",
+	"vAA8VSqTW4Oz2qte79IfcAejYw+8EJNUqlzMcXfHrksflsoxk1KNiMNzjcDNCku8fds/h6W50hnixNZG",
+	"7pYlYuUqqSJNrQMAy75Js4KnSSgCgweH9wP/1LptiN8awr6CYsShGJFeRW4af3xzCY0eXqaa+g3lDrfo",
+	"Z4rk4cNbms2/XEN4dQjbgUivxTo8u6q7758fcrkkHCe5addldbtja183HuShkjthMZ1XwO4LxYq5rxy1",
+	"Owwi3RVMLU9ChnE32uXSQOWv03/UdwgqkCcleiEikNo31syM0+17ku7bYvSE8TlU4wFpIqxADfgqONy3",
+	"YF49GLEzuCwYDW755sbGtQ42dp+uc7/gMKJ/+pQyrtFWOe/Rau7O7DJhSLx4peRRwVJ/kethYONxsEnW",
+	"nNnc3BJtDexd4vKpjcFtOtgfV/8K/epbpW83rwNX2KMneiVd5IsDrrSyz+1VqmQvXi91YUC00FqielAj",
+	"lC9Gj/lKXou1L6QlK9G+T6icpMTbaIPYgenHlC4nnWMWPKPS3jT1L4Jez5BYLoKwxX4qb8jWNfwKAvJi",
+	"OcWU9zTTtyWliJ5Cr/lqZcBcJrpfpRnsOsCr5Tl3VJbYWpqumVB8Cj6pnKt9qSLczJ7i0l6XSnXNMpEI",
+	"zMfTYYRmqmGrYprKGdVNiQReObNXq1zy1IzYszzIJx+GqIl23SfXYj1ROp+UQRlCn7VDr3yYalRbh9Gg",
+	"9j2utPrcmxxfsTW2E84D9vrDTziIfuGl+lICsEDHcrLB5g+EiPR3UQhiVmQyX++d/PS2EgOqjzDUEEW+",
+	"CG0wu6kyYTfmPsIVd2dWnzgmDLB1tRL7uVwKFGigUvacGdT14TGSBc9SCXCF6tqXDQIWRb5eCY/CfrvQ",
+	"kEPC0ncK49dgk9ciL9GWHcDykM2Fx4drsHRw5ZC24S10qfPV9h3GM8xjgB2UDsY1HkKuzj7B7ntpcmCZ",
+	"hmNxIdKVm7QdeaqJA8QYx4sbHNOQdt4IqzpsHuVwU52TY9iHj9tD3hFOOBCUAPyjJzIBlovKygReun3F",
+	"kis+F2HqyTX5RDWujC78/GHgg1dsDDsyGJc07JdCFCVrh53+PLPHK4KCmQJWNGZLwZXr5KHGDG7Ygqsk",
+	"FQnmSn3+GB5N6EfyRkBTD3Qb8yTJIInLlTVosO0TpAa+vssoQfx6JTL2jU//njKjtYLoAKFt+6xjW2Kl",
+	"zbC2m+yZF87P5DUHr/laSCLVIWz3mmHp7dciSbBCb7DX7Z8TR+1rVrOjjm5TlN2HRGCA9EHBLa9u1KdX",
+	"OQcIGnIAdegyGZZFrOiyGDHLRG7QW1laS81qmrFqdJZ5wt58IZZI9+9G4CCvXeo1gP43v6SQsJxyI6jz",
+	"k4LhCdTE3Ujs7jS/pBN3XXvGFArLg0X6OuC49XWXUCIKs+gK/rvfK1H/TXv7Fd1wtpJPVLH83FC5fko7",
+	"4eQG9vKvEiW3IkluT4Z/3YSUCwDwPHgIG3DaSVigq5guciMT4ZyrYQmc1R5kB4gNfIJU2NIVj1VgUiCO",
+	"mH/jBL+fRwZxUobdVyXtdTClA3eNiaHLYykNPLqsqHhwfFwdiWFCzbI1GIkACGZyNjh7crH/w6MXHmK3",
+	"mrwDN9GaU273VrACgig/0DNax2+6ruk0IIiMyhqhwF6iW3CS6JcSBEeuschkIdhCm9wgMAahtU0SveRS",
+	"mXjEzvGMpsxHYD5G1l1eTQDqg6hFyozEiP0IRV1WgRVK/lIgkKykouha/fDhdwiikhS4KyE5wKpKjtb4",
+	"ngFcC+pLm2AjG0RbVzwz5EhnAoqRxspXLQY18na2EVvpLI9YMrVKJyK2rjJVYky61ImIXOP2xJVtEx6H",
+	"0x0Te/upFQgXuvIvYgP7OCxII6GG50I83ph0JuwAjEkzrXP/j3IIhE8bsf/5r/8eRozDuO05g8UDnBmo",
+	"PUJiaLBObkTGU/yYIceePdAw8t92TBC+rJelz8fbRi/4qsmT4EDcCjZZKqsARDfsozAkkl+Yve3XRcY2",
+	"CyWr/dxoMelK1bvFuMOgslfmlTOGHCr35a50hu2EQuX2HpGxmuWAXFZBTfMfL17+OFYoPMEHp+Om6sAC",
+	"dg/W4sEG1dOcSxVYeVyxl2dFviDkGitjYB/Kkg4KwSaa1MJobQZhSJGESh4KF2W+3Qp85Vf1ixhI7nXb",
+	"DKXL4Dz+CPPoU1o55Xh2Etu+aNAVOQWzoBSuCtzzWXghJj0gfwhGAwtOXIib+PZ1qscO4VQo4CeVPbGt",
+	"QYNjZDngBCLu86bDPuQTuF1ot63Q8ykHuQE7unrG9EKOrurgT4Ab/RvxTB2aert+7pEzDD7UJvc6Ys3T",
+	"sx19eoOsHH5da+BfBXi6j1zs2I/s794MPX0usCEkHESESDIzYQLRiTDTBj0hhaL/pirhWUBxiSaxzOGw",
+	"dCHWXI/G6qUjGSJeS/gFbz2lU578KgPdTn4Q0MELPc+ktSFDV/U+3RFyz4xViyeKJoA3XSpI0HfRxOhZ",
+	"BYLKXsOaQBcTvxbGg2znVHPH81wsVzmEZqxRQgBv9nDBrIB9ul0zpV2FdYHNHuF7oKHEb2zjOOjyDTjW",
+	"X87b+Lrw1f31i0evDkIkX93T+CdngdzRNZG5OZjylKuZ6FVzQPdgnh4ITzcdjOEdM61MscSN6FujCw/4",
+	"cotY8xCg6ecZNBN79wyjubQw8K+4MS3k/rnG57Vl1crnnULkrpoBdMGR2h0yqWTgugwBmX9Py77rifO9",
+	"BP6sl8Fr/wzB5s8eIfZj3rbx3Vf4Z7cqLr18uyljgrYiE8E+nOKnC/agiwT2SPd4FC9qGd1okkJ2NRMz",
+	"8Li8IkaHqNWffkxP/0o5lbbJSYNVCx0pFbd0gKNSyasIVSxB7Zkb+/df0r23TZSzXuOA0C6U8PO86Ozs",
+	"wF97p3bcUj+VqUD8+s+c3QlfuEt+p7oYv8oUT3UKwVZMvLz36PmoPoYNOMuhJ9WuEc/5cHPvxFiN1T4a",
+	"3l5eYxbPzA3B3jt0n5MSWcu/0JfgwN8BixRj5VcSuK2sWQst61CNzB5d/GWsGAxzVMkU2bMOyl5g5BDi",
+	"p1gfdaKAlzB4cHw8HLUO1/ySxieMsxspbknLiXfSINcMrAZAE2diLk0uMpGwiz8/Z+4pzcEMuB1oLR3S",
+	"dLmrai2ElCgxNDvfOsR8E6vOGmmg0V6GGVf6NxDa3CfBWWsOHE0G/5UiZrR9TZinsku74DfUHSPnC2C2",
+	"J1ejYhKDdWRFTWdIpVHzi3iQlFczYV+E0Vif+zqpxt5q6TL7gYsAh5iareGyB4cP6GN6WOEw6sXAnfPC",
+	"aN8JNfGx87dOSfpq5NrQ6oJN6TOdFkuCzM2sO4YX8sRHpO1r/CtoIe4ZD6Ls1666bidYPFRbTGmc05x4",
+	"n5IeaV8T8AzYp0YwEEKfWrIBQov/kk5AwceUs6RUU3gGD8O2B4/6xViJvooJwFDolc4nhQEMAuRY2ZBM",
+	"ZNtziZ1pL6ftPxfuT3CYfNW0VziQrTTfFf39q+GP/JWlxSqr3HHW1g3fg/fJdNI7wVD7jtBFB+WZxiPk",
+	"m6ik70iFiZhcrjRQvaD2UYlnQyDVNWJPrZbFAqS4fAci0k3L1khXzuHG3mSlVPQ2AtsDDqIKF2V3JqGy",
+	"bfvkEZoy/atIJXzdzEAfEe2RGqiu/SZX7JStNEioPcEQFhySXCAmrdGBbkE4/Pq6818kUdBPTHbzk92a",
+	"P55WcEvrivCADKZ+4Ti4lrCmSAzdGAMTyr4jAi2GbkuWiOwErDT0Qvy0MLMAfUJQOhWSWTgFi1Z4VVeG",
+	"o/EDwZdBRztLJVjCJSpPkAUZq4uL86f784JniUigSsqvvwsXQxMQtCQoDNit/XiGHbjEVGwVB/ljpI8j",
+	"e7AlCUCWeGCZg17tsiixE8Fbkx59baw22H5+SgFSf0eNg5OYRyQRn1MhkBTSq7aT1sJlv1FRdoIgB3vh",
+	"66qTRN8qa+Zs1SecrTKxb+RcicT3GjlwxA3KxVMTQSzj0cVf8Aa7b8C+gi0NcHrwUN9tV2tApO5EKidF",
+	"MhuraO4H0ICtqoH7kSCKY1NDoBdd0wbDtkISpSf2Ie3F58HZ/JgW9XWWfold6V63/ajG6+Dz/bY5u872",
+	"YJEISvlrblDrlmzdnDoIy2475HG/ArZz2xHPy9ZgOKHvmbFaZdKu0T40ssOdA52x1WJt5Az4r+yfAgKh",
+	"YZsNsPHgHit3Stvt6TyxONc5T2N22DytMcLiwkRBjKwtNARA6GFsqCwb33DY73zARxiuKol6Npzz0R0O",
+	"+nMrCr9ijgSnr+w8+iYZrCz8pqqayBc8oZ7O238AIwJP8t25sGvP70q0vHYx5NJ8GLy+fLr/bcSKleMn",
+	"efE9+3d2dPjg24f/Zk2C6ToXZoj90FUVR/YHsMgAD4XMR+xHBGwZK2nKiNBa5CfW6oGchiQGshgne0B/",
+	"j5HPBf84ka7TxMV5ajc5Nt14NFZn+H6P4izeraD4CcGqjh8gRjEbxPTDhOfxkDqa8wpg9WwhZtciYUBH",
+	"BA4VuFYcCefGCgNhwCZrEH4xlarSUPzg+Hh4Ct0kUs3Zgq9WgLqX+9mXc/IdzcEZQ0moqZhp62nGPuUU",
+	"s0LlMg2gkxHvAFcBWpZpdkjoCMcBnmH21BE3Uhdl7A7YAVHtwwSXgisAorbHAwFqVmuAj+6fNiy7pmE3",
+	"VgARa6UEAfxZiYpdnljgHLrvaqgwOV5leiaQ36GdKY1nXn+jHH8+HNfqe57qbPmlg+74Zpj0NmPUhyVx",
+	"F/yTRdq/NLhsG6wsasXR16w6gx1fqu0dg/4HNa352Q6YZ0uEzeY1lcxN3ZpW4jbwGxtYCQ7SbJWukajx",
+	"OEhjlqarchozVB8UCi7bMuvL4ZSprGRaoWt7rGI3qglBLy64YfNM30J/t1YiYjHZxeDD2qMq+FMlAe4t",
+	"74k1L0rqH5yGXQIsa7A2PlLq0jA8Db+xevp2sfZQcA1dHjF5xbhaR6TUaSA+w57pW2pthSw5N2zJ1drV",
+	"LPMwFHnKpilX13CoYcLUXMvViughKrl9jISW0UdvQkHTuTv3pcr1KcH1FCnw++qlzOEnYojIAMDItVoG",
+	"3xY76VN9C+XNRkTIv5gVwOk9W/CMz6AlE6sDYaOmIs8d4lEi55iugqJrKOCIJ/ZL5ZN4rKz7lumAGPMW",
+	"GJuBv82hRsITCJwJZ5nKGxGw+lTqEa2AOEFDrHwKTY0VJ4phXOV7xnEWcFpva0ggvmaM90zGxeHh/ZmC",
+	"/wGyIjsPLNS2F5vi6kq+s9dPju2UJvdj6PREBnrk6Yd2NOgPA+KPM5oCLGuOFK+4cn7F24owkOEyOOgr",
+	"bKc6Gys0O5LQcgsLMwGtxmkBAvrzZguVXRBrLVoETXMgCnqmaQB0LcwDv1zOr0XbZymzjAhkBUR7UBQt",
+	"/ybYL4XOOZTIONAch+UDQEcRO2I/fB+SGocWUYhVBQ+aiHczIRIPUeWDejy1Xw0GSsTqpcV4BRBEUGSD",
+	"k/KVSKQRIq8MggIJeN+wLM2g/KmnNm4tW6Bl38GKuvth+1SmAl/gXrtT+cLxV0nB0RewxpSHa4J6mkKZ",
+	"ljPqN0vroy2tYGfsvoVp97buwOFXNNfQCiqNoI+02sh1/GxG2yueIYdfmVOoIW7jwYXU68i9+hA9TB9g",
+	"tL8sRc4xOOr7eYie0Z4TuLdCssYRAwgfVyaHbAYnVMVZniYnDWvSVS2XxZseqsFd4RTf8DTstsKnkIk/",
+	"VoxgHxCYKzTUwHID684eE4HhJnN/eqXrUxgpJDJOwuUzLjCLw3TwXoMwxnKKJ4g9JtDVGJ56sMclXyOy",
+	"pGMBsEOdirlUio4ojjc5yiKyDd0HQB7ckmcSej7AQxQKww4XVJkz1Yj/4JhgKtgkb5BPXSBxSwY4GXXz",
+	"jQia+FKrOYsje1idxpHdqcTK+PfYbtDlkuNcC5WImUxEMgxodoii0Q1/VL7yFNtJ4JxHgybXrTGgeMHN",
+	"BMU0doc1ArVnhSATFDD/A0MMjVVnch2BFY//fRy74IVWI3bu7FqzSqWLAp0/fcQeHH17CEpIqvlphTiq",
+	"BJ73wCIlpIZHCACiI1VAxSmdLsTY1nZ8v0I18KVjIPTa/kGQT9gLc/EXevt2AAC47EvGt38LTJQyuUNk",
+	"Qs+6k3BAuo+28MUtn9tpvn6GCYwrnaGykioX2RW00Q5ieKReCcVXcmTXnDT3wc1R9c/A+SUyUYIdEr5H",
+	"nknrUxXe6ZsKngF4L2BWt0DZUuctnwty+nAGDAkl0Da3fjc2wLBBMBPiCY6LLDUjSgX+yJfi38nd40tB",
+	"Hh94zggfTACPoMG8q+QWAYPW2ghFFHzWr6tCQmYCiwMA5geyb3QmEpYrGrrYaIcjL1GIYMngeJ8rjf3R",
+	"raV0NMfXcnuS3nqjB4t8mVa3R71rqHULBEv5h8sXz+EjfGqo2Wd2aQlD9OzVM29j1FvMzNrkYrn3Ntp7",
+	"t8/Veh9blVAlhsJ+wI0RuTl4bzfHhz6ijx1RYbgMXfEV5FjAvAmFyn6ec+vTkSBCXe7aWiELIfKIyZlW",
+	"EUv1XBuMZazhLAOY6KSEKSVpmErFrfBqAr6yr7zV2XWJvWDXRwkHDHtawkwjiOtsIbDInxL+fN2+izqq",
+	"PsyZXa5mbra6Wk8dT2i1UyU2uCz7hdyfFipJxehnE/tushXPF2UzGSmr6mkWtpYt+bvnQs3zxd7J0eEh",
+	"AA7Yqe+d7P3fn872/5Pv/+1w/7vRZP/t//rdXrPtbcf0L7/hOMHN2yLak0s+FwcrNa9eiDmsvZM9/IAt",
+	"A3K3mpv5/3q3bftFuE9nxtxhmwb1q//IpagdCuBxY9MxTjJZ3/t+o4sll+k+dLH0aDAlBGNsetkIKDog",
+	"RYTxTKh3SIZVurL2LtMn9g2XMJ6v0mbanKI0CF3V0doJ1OyyStblZboo4JeP3GK7mWRuAXfp4wxn/avs",
+	"4gwnEMh7KN69mLuC51jHmNqupEJ6YPrV2SltYedBnO+jUXT0DVuIdxTN///Ye9flto30b/BWuvzF5FsQ",
+	"JTvOvDtiTe2rxMnEM0nsv2UnW/XXlNAkmmRHYDeDBiVzU1O1V7N7H3speyVb/Ry6GyBAUrEO48RfZmIR",
+	"QJ+ffo6/H2pH/ytvkePzhxF3sqHdVGqqwGmPCNro7I9vnP/w7g1kMSvT5sXlAMqFof7SpwCbM9XMUgr6",
+	"QQ5zRaGjTOSldPUl/o3fB2J9svMinveFkXPJxFsBTf4HfOzo1ctGM9ZMseaS8GVyOj5MHJRhIAPX4oOa",
+	"rhHkawYK4oXxT2M5ZOlXrMY7GVjTrlWFQSVVUp42PYKJohayHQxX44eCXIS+r6RxchogVi9MaBsWabUO",
+	"eHU0/FORzyq7hKiM9f/r1pNf1BRmzl9A/v+9ruj/n6fvUsKf6QsQfbswNO1+w1E8Dv4TYlXoH8llXcvp",
+	"AuyRnGJJOShlqEeQ1IAq3AyCA5lYV/rfORkGFyZ3ta18p4+Pc/H+7SsxqJSz5bWKySkJFDM+e0yP5MNR",
+	"2iUqCPaTJuGUhFQNvzRP46TjarSKZ8fBi+AVsrD2w1OKBLgrSOiAhD2Ek0/nPIO/+Q1nDS8frM1IvFRc",
+	"96itOW1vLapqDmPwWiSYZHN9rQwxNDH8fiIBvIpG0KMrqSusZnYZuZACku3aIHoRJSI+PzkJLHcIgSzR",
+	"echcDWLw/OQZRedgQ/s5vTDI0bcTL0UMoBo31iL3lniGW+CegiTh+4+EMZS033/DnfUtajz5M6y2KvAn",
+	"3NcU64PVVsW4tdxwPd5lwsxBQ3nX1L4+nQLVR2a/S+asVy3o0IWPfyOBfFjVaaMdLGrnO9bVdsUxOS8F",
+	"UIEgXosBUnoy/UalfiGnNHAOXavqwlQq1MuzD8U3Qp6QcK+SiERvL1d59laSNqXDIaWk7b33uZB0XyHp",
+	"YXvvtjZOWLlGNm7nzj0m0JlDqgQpcE+gHelas1JHzv5gK7hEq0QQYLyQS84vlRUkyHS6S8IozhkX5/4v",
+	"ioCjs0+2Po1gPn+CStZdq3/Pu9bfvUdB0T7I/xAeZtsL8RtbcCZOqZarQeCpLNIvREJxMKMKMQCSI5iL",
+	"v5F8y8WGss24cNRbzEMmOw6E3WtziQfkb17xyVFJ17Vaiqk/BwTfmcfnenjKvy3tzTdxRh7HA9KaZPJ/",
+	"iIEsS9br3fAu3SF7+1GtKX5MYFtsXSSbgHR5nej9Y8rR0Gm+98nOjtOHG71faqOX6+WT02eh5wBArapD",
+	"un4v+GBhiwShtrcfjJbqVY8qsGFrB6aKNHVfz+i9S3ije1ULWSP/3O9ZWu7XRM0sJBse3iV85Xf1ac/5",
+	"eIXn+u3a/Ain9X5rohqH/lZeuzCNdFWd7L8HvpJFMNk+PTcfnHSVCshwQcU/7qLk6fEtqbbfAjJVfGvj",
+	"5sVDGjcndtDTQerQH9DlcKXUqiG7dC2UF1IxxdIPR7uAvgjmwEi8rOQMoZWjewsvOoiM2nohJtwnRQnn",
+	"sYc6HqokyxwJ3fKQcaPMXPutpKdXgBG9XvXQ/tUhmx3KYYytxY3UTGC0IZMH2IAWcgX7MgevTC4KtVKm",
+	"cEzBidOJ1jR6ctjZgd72GKibWkgXVcVcQc0ozBPMeOgDWOdYjElezRaemVOqlc2Ln8EiHlruQs200Zgv",
+	"LKmmHD0tkLjayB+OujD9NoBt+lLVXh0GhyKmu44K/FM+bgN9hiEijK0fI4Pfxoaeo/lH9OFxNRHzlkbJ",
+	"rucb3FuNNgi9mtiqycXk/wAp4rr2U0HktvBbD2Nk0qUvMjFRU7l2DRXM1XKTIpKRB7CBbNhdDdWQePeV",
+	"xpu28agwZI2e7HXyhHOc0u/4HYEn+GOMkucPm/fTTMeXgUAZfPNqVosBnZepLRQEAHJtoEBgqpWpL+lZ",
+	"Toj9jKbG9JFwjmXrMuy7C3usrb2cLed2Vh8ViYcrbExIWfWiH++WUyxKaNV/BgMKc2whCLxaKVk5fN/b",
+	"XADjnXyYgUuxkIIvTo1OtJWCYqwbVZanlEMNFKWU5W4QZdRdpRIKeyPyAK6WZ34TztZVcKRRvCmLBShC",
+	"OqfnhgtLGDlO3dA1xb1EnmkuYw0Dj20h3EnrXbV0qrxWDrQDJtfEufM98Bd8BCGYKOwe5kCFxoZkz2JK",
+	"cnBYF20bN0jw5ycvBATpRuJdc4oyaly5TPjtQ7mtSZexsnzr0yD8QxnuZF1vd50KOgCcksIdgbyBh9VQ",
+	"rjK63SIDAypGmL0NNigQ+r15T7EqUIpgJ1PNdXjfX9VIIZHS88E3iQAoEDY3uJp7HKbbF9ZBTtNUJ/vs",
+	"Md0LvXeYQDsAfC88D4AjW3s3ihiK6RD3GevKLLtGDY8NnPl1WYq1KZVz/d6fTpdnewfdzrHziAYp3/I/",
+	"63qRtL9He/nD+07fIr7zoVv2dsvdWIBXxRtZL/r9piD/jv0Vefs6m+6GdjDarlq6QADx4ftI1y0MbkvQ",
+	"pkKKX+yEDZfj62cxF/je7vOm6R6uaC5YxtQH1EEZwxw1Dbq7SSAAXyEpsE756atV0EnwmXEodaxVSVWR",
+	"9Y0VVxoM4BkUS64rJeRKVvVwJF7VVPVMzme8d/E6HQk/0yu63lv6ke9HRzkqjsmrCROlTOgd80GxOYm5",
+	"DqgV6NorVGCPjzvv+Ebt6l1c34de0b73h17Qfqr2XM8nj23KsbsVd81nROm7sIHs6k5MoGMvNI5YCT4M",
+	"UpWwxWLYDMI9nA3VOLKQq0ahKHQdDjMES8PC/pB2wvTX6J5qvCGmpZIVnTa2FSqFNrRd16TUmwAW72dR",
+	"YgO18q34/w/OPIRqA8hpp46cMk5Djswg/ypnN3wu860g10K72lYbjnAhRAN2MM2GotSnTNiyCAE4MWC/",
+	"qZ2BhsaVhdqE/4R+DYkSyo8YvabKhbpyr30NBfWnDbThzbEVwMigPxT9m6FZE6ZO106Vs1POXzNYvcng",
+	"Pg3fo1iosgCgOxC9UNSYODXdmpbdAdo/QU7g1TNXdSO0ntOvBBaFidj5MPqCqcNYZOiEs2PATqjWJPdL",
+	"f1loWHC05XCSELvqjBvHMdFd1bo+I65GqSJHReyjclvbl8gDnaLkyQ4fbCYwcQ1qFjv9iLbCMnQpVpW+",
+	"9hcC+XN3+mxDitaLkxfkX057uc8k7Y6vxkQA5faVakCkKtm2SDfkp3TQPDm9sdCQcvikpzrj+ZdfZk+W",
+	"2oRqjQMCaFDbChUfdAZpg/UfRdGCaaYXVqQx9fW+de4bYwiyGypTQ68n1pZKmjvIcNe1WrpDbuO4omdv",
+	"Xvlrhboiq0pu+m7mxpT98fM8EHKYlGPe+3xTwv13D9ZKnxHxlk5Uod2qlJvGqY4eJ5OqlRRfwAg/XBPw",
+	"NxBIMXMbExRsxbrucCS+CWkYAGdXELxTXPtxz4VOd4PGvI3GbZxxvjB8F00IfDFH90Ailv1eg+JvvJdn",
+	"lVIAakOVj6AANBRFugSg7hxum5xMISzxJm3f/yNCrPDFMk6vEbzkgviKtw9nv+JU6xouDofphFhf5xb2",
+	"xhATESMSWRFJWltdBiIft33XtHQSfB9BCuH6ItjUGIFL7/MypPxwBIRH0lYYRuLci0FZwnq4ZnYvdArZ",
+	"hChPEreSrngbkU4UstbYRuQpSqBk2dCLeZdb2gxUqQLcK+ZM1PlI/AAJ7dwtWh4A0iGukBtbXanKne6z",
+	"jLKU9gmAtxICyy5TCeYzJZviiGBYptPHvdTPdtuc7TgoL+L21X5WFK2b/T4iio1W7jGW+JB3HwFRqSqc",
+	"tGz7iH22V+/AXQja2eGXcMNmvdbq5pD8SHhuf2pkYn/6hzJEXZlsYtVOmjw5pN9D+gNNBPL8oXnHzjYS",
+	"QpMNSP5ROytGO7ShAkRVbecKZAveo/sz97pTJn+C+XmUbMlkyu+hUPSQNg9LhrzbtMf7jj74Bb1NJhzM",
+	"yJ8qCe6atjxLkERO7Mh/k9cAl4WQjczT6U/aVt7baeorMuJmoaeLoOi5RFHE7H/NnhD4ZQHyfCT8MiY6",
+	"IFXTesMTx4CNjlPaQqrBSj3PP7OLBEG4Y1YMCg3/VyAIHWl3SbObk4Ws64ZGRw6cRHxRZWmjP2IgzSbC",
+	"lfLzkRlyVkpvXSQark46eJi2O06ASLndoIMh3mmlCL0kKa/gKYC5xwl2olk52JGGdQrpGmnqGKQBH5I0",
+	"hnOdse4P1gAH0B3uQrSIYG5Zhe1sg769DBl9tgpD79RBd6T2ZSH1T7vD0tmy3aTrmCHGsucec9L85x89",
+	"He2nA5CpYKvdUZ3hH5zWMkjkPoG8rc3tzb+KlJawECtVLaUBsvYk+2dLHSuVvG5JlciClD65K9MlnIBD",
+	"klzCNrmDBJdPMF1l16ofkKkCSyHOImf2QWZ0pwSjJJPuxTt5FPHxp8oC2b0TdoYaXhUN7Z3PZwf2ky52",
+	"Ij8dADyzkvV00YGBQokCUOuJKlhxTE4rpuRAUTQOUJqExJ5kMiLSJeAtBLUsJ6gPsEkyhjXn4BioN9CA",
+	"9LIO4E7DgcAMCcS/wGqBkEpA0m0k3ioGl7ak2YbrP2p45HVikQg5FKmKeU4Y2nlbhRSVWtrrRO8LgO/8",
+	"saeM4042SPtYvocciAdSLLCxR8JkuJViEVMiULP8rF1saRekcd9OuzjETbRd64SRxK6rB3TtpcXwB6gf",
+	"oVqJSmsTL7NT4aQQKZU/r1sVMOJaOz3Rpa434NMOv6JbG5X5HDMBcnIv5/RNXQfzz1agd2hzrdGXlBGw",
+	"UPSf9zvMs3TMHUBOnP0Qu/o36hcB4LpayNJZ4hlIDBCMCmzZH24kvvmwkgamnCTnIKLSuDwTeaw/usQa",
+	"o3yI5uS6LL2NCWGRMcbtpXDazEv2u1sxx2ruZb+b7JFcZDgpjbqrVBDffXmsH2t/ZezX0qkjbWLiC0Tk",
+	"wJaEKImdTtcB1ZijlHCv8HUYP5de21vgR72jUbKaLu4yJyCd5gDeHXduX0fiE7ea2p/ia/fvCbyNFxBm",
+	"YPSpuvTa3ryDEOuohNT0Y0ahgDbqhjzDqo4u42fMgYdp75Wc1aCtyRpwEaAa1BYb4PLB7yQFk1iXU2FZ",
+	"jlOmzpLqVp14cwAIPYq2BO8Xu0Rwv05eg6cL0KLBrzNRgPS+1mU9TupQZXkDdEGErNAhNcWgQfQd3WfN",
+	"7sOLQ44BI4Y93mGryk5KtXSM1JO1MMQc8qSEWYK4zrySqwVMCyD0DeroH0TPJ985qpgrMVH1jVIGfV2c",
+	"7Owgn3m6mZZqSNOpZxHW2KFnkHtHTIAyHdZEbSwFYwCKHm4jf5BexmcGtbXIpUQJFxWmu2XiH+evfxRG",
+	"ObxPrSiUWkHCIhir/qpDJDN4Do8pzHVelsucA+a5XderdX2Jv+dDBqjO/eHIQ9wbtgB/w4s4kasPtaqM",
+	"LC/9g7FdeJLcyCn7eoeVvHYKi4SaQx5mGECeAZgS9OfF81BoS/uYeQOIUMc1aANshbdw4nFxwou2jRjk",
+	"laJi7EtrLlE9yhG0PyMea7uUtZ5Smrw1Q24riuDe1uKxbepKDc0r9XLTZUQMtVtZf6g+ocjJWsnXTlXX",
+	"eqqEnAIOpAvJlsmhxcGoQjhVr1dYk76qLPEz4i00gEzvLZdxIyzJPSmGu7yx92gwPboXdi9wPtSrp2XA",
+	"ieh+0Kj847tXOy7HhtlzC38qTivIJK9Wx/vQZRRaRQLsa12z5v4K6GMMQjG0MIRcLJQtIgUW15ANm/gF",
+	"WHfm1d4mRkwLpiFrJH5pc7mq7LxSzqEdI2+k9iLqEoEWYjBErlaus8SGMC/9vYR2Um+WDbtxE5bZhjzp",
+	"K+LoN7XSqksZQuR9zueDHc/hdHwSlZWfhs+h4dvu1Ef3Vkf0AakE5nT+JeYocH4II5mwlZzoPbIooKxh",
+	"XZO78DQWJlA6y2Wqnc10WTrRMq/5hQ6FkZ7f/iV5rdgYudRTdGr6HuGAq7Wp9VIFAGbKj1vh2a5tszok",
+	"j7paLgZXaiPyxneJfTgOLtWlXNJsqoKlJShe/Yd3Dmm6paklsmpf/EGU+spvlKUGqkOvp/WGJPZl2r9L",
+	"dkVt0b3htUpbFiqGiInt/8iacsP6E+lLWdfOSzFbxdmuSHM7rtJpK/8OZLDDinpf4/Z9J93Vj36nPjn8",
+	"1Xj+4TDf5tWXuOleylre4q3XsF/OcTPefxHyQQpS8Lb8eWJN3Z6CWyftp7n6u6NCNugC6LhcVcoRjXFw",
+	"EsCJbdkv8DgBYYGiJcu1GiNFXDDRiW+otpg63/axkUD87d85CgfHqJVkplHei66CXTYcJUbcjuhTML3D",
+	"p9IY1DdpdQ3UGQTHgSxLewOg+egzAW63gNWFmCdeARpmgIwhYywenKB7UaciCVvy1VNBSOT1dNHNyha8",
+	"FgNcqoqhWGuR//fFE79KF08ycUH+1Isn/2LYjGaVsBeX2Az7WIxNOg22oK4JPHMprzCnTIWjeJpuFV2H",
+	"z0NtIkGlayNgJRgcrCm8M66DRNRZjANyGI9/zCkQcSlrwnhf2kLPtCouJ5uci8WRDaieLp5SolJ7DWKp",
+	"OJc3O5V6GSo9X9S4fWVd+y0LoG4w7UhdTVzUG8ijHokfbVfRuatlSczaUHII19NRtTaJwy3s2lGnRwHd",
+	"cK/TWzFGX33nKj1Z14o6s5CUNwZrk1ykbr1SlVMFVpQux7F+pbYWFpc2HeJVX6lOxQ7z6dDM+MVOYE6y",
+	"hH8TwQDgZNAhibkpy/SDzVu+iQGUHqoB6Y9tWgdi6cY5Hca9i3SGW/XvsRChNaAA458WouxyMm65BEEl",
+	"in5KBv9XVL4olyoYThIrVd68fwcKFh3qHuPoB7+tN/foDXnjm8cL99Eix/vu+tZq3WX8+I+Kgo/+N0Re",
+	"CMKhW3dYd1h1mEwQPCaFrtQU0s/I60z+PXI3JJdax5UQOVmjCVLo2UwxHtj2gXzqoA4OK9mlQ4MHq+ky",
+	"0N0lMsR7iyltCqSHvFYFwoowS2njzK/KNeRfbWUI0++DXLtL/G/MAxmGSyLkBQdxCpdTgMLCpOTkdSRv",
+	"5dcTKa1rkNH1QiVBmiAHYQ4b8xXmyV/kY4olYKAZ9SyWnW0tDPWvmosRecXaIxmJbxLPFkGMMNIHXDMN",
+	"HGaVXgXxQT/+kfg6AKP5gRM4SRNZWsmq1OlNxugueFNmEVd+z7Xol7Zaq1jBiPcq9zKd1RAaoIQfN+za",
+	"mNp1bkfw5bc3GV3o/Tf+aSyMYZUIPR9JNWXbciXdKAsM09KJN2fvvv4ODVcAldij/cxsCXCr4eKrwdvJ",
+	"9yFHxDYQ1Il7g3QHXv2FvFbDe7gPz7aJm1CvhsgefPu0GdfCvJFtfFYvZ1ItIax0gr1Aun9Lf+BlHe5R",
+	"pjsU5DEeB+1Ve9ZutgOXM/0BXQ9+B+4K0UHXKIvtgABX1uiwBCgKnNhxWxKH+FFcUMdgGbR951IHjZ5R",
+	"DTsqF0JsOXaP7IworoN6HHRS0p0RXgNUXGxV18NeB3NGhccxrwfrwG7rde7KPkpAiRjeeatuFhTNFycv",
+	"kjPCkw8BWS9CoP9v9uf8JJYcGz6DFydfDHelCd5jxOvR0wM/UskTg0ii1RXTpzkeflYGt5TB9+muPyiY",
+	"dhwn9vcBy6XupfWuarTkgk7ToLecJdoFqzNxPHVpQgdrPGfp99Wvay90bbcy6qC7XUBqu43Jn/BP2szB",
+	"W1AqQ9yRrAClaKxJlgtdEcFiJJ+TrFRMaCYzshMRdZeMiZkR9yhtYiPY8H+iwPF7r52191l2bHme0VUn",
+	"+aYu0u1zgCRJYukHpCdvXf8hgIiIYvFr6OPMgtKmK+LWZqJWU4Ce0AWd31Em2V8FCVlkSL8aRjImovBD",
+	"oPRjynCMNMWUGmObT5dKVsYlH3vqcFL6U3tfJTP8UNBLsc14yg7DoEhmMV2OPwkQ0/YEdN7KR+mp+fgA",
+	"T2ceKSyhot21m9E7nEMAbefTCS7zBpYcQjKmiaDaxSz+rIkLikY+vo+lzbUTi/VSmgYI+Ui8hw6WcnqF",
+	"RhL+CscsmJIV2gSQk4NwR6fwF5eaCVnTSECC3dXq0g8kT3uS0K/szZIj+2AkXjGiyhIcusYyASnMUxdf",
+	"dNJbhrdv0a5gmKVS18qbXGGlOisMYD1xhgJWq47OHF41svMkmdGnMfqhAyCtNn7U8DxMzqUuvI0PyIPk",
+	"84hF+ylLyd3mDWEXtgUf7lwwavyM3KMak4q5RzOcYie+Wpd7mWLtugZXGgAxE1AndJ1O7GcdZ0s0436i",
+	"4xVk3W6RvFvTOf6Njs3OtMS3VF+IB/ZpqmGkIjegL0cUCjmdekOieZ2IubxW46YIjXwWUb9qOIS8DLpS",
+	"K8ARTcWGlxEsMtIUmcBcnTptbnW0Y8y1cZEMaotRQhr3kAWyveoQAW/h783TcXD2YDJlN9JRmedndoYu",
+	"5d/PMgAeprN8T5pK1l8ane6UnupoOnAfVyLdcao5RHEQPHSIZySpjymeVgYOjNQ4BUSc4JL4id/Hyr/l",
+	"BLC6nnlp8GMAc5jLlUvQCxu+hxjxggJFqE+xtSwFaCsjka/knFUfcEDnWEFVLyq7ni8ag2D6u46UzBtb",
+	"XZH3Of/7N9v+B3SRQIVEbcM1RNC0SYlcD6QXT/n9lyx+TtO7K4vwtnZgelRYY2wx9/5pTMJtsXHXWX4s",
+	"2EA5OELl4ChRDg5wzXRoFInR6A0PL4Lb8o7Aw9JPgKoDEgQqHkbiqwjM1YC1DgbJGGq7mJ95pUyhzRzx",
+	"bOE7XlnZqJrj0N2S5YfNd37wb6EPZ8nQH6UwOp3Ge+EJ7hxsWhl9mDjxFtYrM7P3m/Db2dnblP82fBfJ",
+	"3H6SFcGNwWwfu0Q2pMc5MUoapxyJ2w8+34Gsbier+qmoIUJDU59kd2y/KQZY0OBFxBbor+OMTmzeNZH8",
+	"h2ws+CeSL2teZHASj0TO/7qs7eVSEU8FRoIwf5kINlTV+A6CwaSsfynDX8I11C1Skm37Dmb5UUQJwXnf",
+	"sxCJgMO9KAQBwj0SxyekYDswSMNTH42RmjAkJOue7JVk9fu61NxLD8t9cIvFuI14bDhUP0WRuO0X7peC",
+	"+4ETku+kBZhBsQA/hrfU4p8SEeEttrCjWOdRBVVCebOnstcSI1DwJWNFrZcK6XoiEPyU+lMvlAuo/RDS",
+	"hQFdYi/zlIuTWcm1E5Vd10qUqnZtNHk0voqlNtrVlaxt5URhY+B4QI7xXoD5bB+8fMicC0cFfGeQPQd1",
+	"HVl3MK9xVTxNiMG6XMaVirM8SG+bJYMKhECAH9BwJM7SRXGI6DJRqRvedfrhuz4nBnADpHM0pJkQuoiT",
+	"8fx5AlJby2quas6FguAHl/JiiUxjocS0lHoJGVG4ZH6ZMa7IEZFI4lKpla1qbeZDyFu9kYCGRmlt9Dhv",
+	"tkLJomSqgbpNRtquIBZrU+sy/Q6TTbgx/yfjTfLB8QMOT1H5MQ06JNHRdBZUktjFyufFojZrJHpvT54B",
+	"4FqccX9CIdIAvFfMXHea9ikhCcBwQ+THm6zrkLvRVliSmUQypVQ2dNP9NmgmEqoSGgAST/ixNgfEXleo",
+	"PHKnCD7X4kDeV3mZJeRHXtYEdj6nqmvIgImlr0tVSyxXbQKsZ21k9gDgjqWjDJpn19WUaTR4CATABZ3V",
+	"XpTk+BiVquYZJh1TflayK4iVCh8bgveKj5uDQd4Q3i/H4PpwIVqX4D3FflqtPCpaRKsv++I/6f69IwTf",
+	"zxXyLVCKLW3k95hkAbViL1Bs0lCT2IVj77oOAfc0hYVKwpt8PU1tWNfjRMxqYDjaji4/TcFg9gHRdp3Q",
+	"h9GIb3E0/iwVw7fYqbe1XVuTv9vVGHf88eFexy5K/oby3iSaTIop/ZWOWn2GLMRNbtqQsIKUfnxe4M+g",
+	"V2/rvC+2ODEx4GRmllkx5XSRdpbLJSBem2qmTyNhnxE5JJ8c5F74GJ/lnXvzDooL9A7gtsGCDqfzn+IU",
+	"B3dgawLkf9aRZt349rnifS3uYxBsuEivVVXoaZ1hlVy02b3JpZd+F2uKDQwhGSHFVBr3uY5jLVfk3gN9",
+	"Pdj3gxxn4rJSLoBGDwXlhdX2RnJPGRyPlcZL/obLT6P5xQVsBHjN4glrDO1KGTFodH0YLBG8sUnIKIJr",
+	"DP0ERRw/ixXYGeyfXxRRJ7aHAb4truNnHAHipkVgPhnsQgvcUdI0/Q2Rd6DhW00tRhzcaVqDmUw0W5He",
+	"4JBliXPX6CREsNnEjOZH/EasjYt/mmyI3B3Xm7zLaQlBjyc4Gn+xs9E3LN51mbtodbW7XYAO1SCmaZhd",
+	"LaOR1bpOez9cXATrB1cX0jm2vK9cf79l+w+ogJ6GTx+G8imoJl0pQzARbKoTB2aygQKgDlG3n6buHORS",
+	"xt2TYVLaB+knE3IHRs3p2XbhyEh0P/4dGYT8bveGHInXXcSJ2iFZmRLVGvs5sfUi4qmR3+H4+pko5USV",
+	"vHS/2AnFMrq8C+m6Yc3G9bNjuVq549/kanXpxegvduKOf/vFTuBffDNAwlQ8zcG/gm1Lt30MhgF1BVEd",
+	"2MCPPYbAqxhg7sZWP+CZfCgs1mjDQfCDQ4+6pXAMK1NhjuMIYQtWKl5TOC2yubjAPOj3DVJSDVJ4zdN+",
+	"B2JwGvqZJW/hkDdrTDchHxutjVytOMUWfU2Jd4cdM4nHqCm3GvHF8FoqrvzeiwKBZOROgssO/wZ97nE8",
+	"HNT4I6W53tKQi+L4jky6zx4O8nDwWeaT+7sdG8egb92/QpgyEPgWMbOEgApkn+ukqelhFm5LeaxtC3wz",
+	"MPvnlGbiNYxx1NMO+woXZoNiBR9CBWoT1LfIahwUOpCzmHNXJwzH4IENOgAvHQaG/JWzQDQ/XbGG7PxT",
+	"E23UcCTOfdtQLgBp/VjC3jQ1QMq15gAF2POTE7yIdJ2WO57xUnTrf9bE2Yqi8AsxaAWramtPY/H11h3u",
+	"qOfDMXN1d4jkrCeu/5FSO4FD0K7PdNiW7TDZj+cY6zK8eyTr9mgyYRBmnrfBZ0H78YIWNgRJJ23m+8Vs",
+	"Eog8JJknfXxnbVc75bLLD/UqbftRUly2h/NghLuNpkGKrCEXSadwGH3diE/ctjP3mUiSrOdtkkjSmfgk",
+	"k0h0cx/ziWv8+YD0EZN+CD0Y2hRoMTLeLuFmDSabBBYnH2JZT9wVsQ6YL8YLmC7/6xRaSxwhERuGvQLV",
+	"2riRyBu7LMcQ7FJJE/0skKACEVinppWqxWBmqwvDpjjFCY60OaoX6qi0dgWvDWO5T8QkiN2gBIuUgLZT",
+	"xlyYwYuTF+hiuNEuZvXFSBanahDQQW3plDXaS/0d9LenXh1byEoV+fDUr8CF6WGGSAEbQH3yXZIukkw0",
+	"cYFx5DB3TWpeb2B+wN2EbXHeyrqqvKKRYEps/ESDSjUHNVNuAMta11C1UQEMTkNUR3pkzB8gDpFTIS+M",
+	"U1NrMOrfUEjODPE7dGW2JJwP/sXBqpS1lzxeh5rN2CIeji5MT7g9ERX3ZIgmLTxqmD3pxz4lKV2xzyH2",
+	"OzZAjVHTQA+E2n1TZvZL7i5d6Xgqa1na+W11Ji8DweIiJ9igjjCe8MGkwDY9cuAgh2ohb9d5GT63FSC6",
+	"XBh/lvHApjK+6Ajndx3Ilib2NY3rUfQxZWqIbbIqxuPs1YPo94MTj5sDxXcfTCmiqb2NbsSbgibmky07",
+	"SEXbNOyw33HeDs9u8VO2iYWeW+13Jplsr9Y3/jNPHnSD7Dem46bY/OFj1X9XXmw3xrxTyd7HCtH40lMn",
+	"dHFPvMid23itj+Inug2Cr9a6pAAv6FQx7Fbo2lbCLewNJ/Q6BWGEOGjOoAbjwHcpDyxneOltVgqyqC+M",
+	"/08AXpqWgIcbPsIUIBqgQYqgVBOapzYijw02QNF9fxHLCcnMBtJcmLW5MvbGxPZTrMkhBcu8/r7FQaJ9",
+	"YzNV+d5FjmToxSlB/LuMapNddmGIKcNlgionXCYg/wNz14mEzk5+UdPajfkLjIFfQShJvP32a/HFF1/8",
+	"VRSyVke19pM3V/WFyXHFT+MPFKJ9/4o7PNfXYFsVc1WLhTY18LGqD7WslMTCQm7UWzcY9THifzsR04Ws",
+	"5NRP6IWxFYRFpQZgXMi4nlRKXrlM5ICjObEf8GNxmLnvFPQJfoh9jyjDCGMHWoSwswuTLuJI/Bjpmoi6",
+	"rkNXgK35XmMV8D0p7n9XNbfwSFGj2PweqhB/OpM/f2q3M6ymV4lb44AdlMjR213UB5OmNfwduz0Crpab",
+	"JCRSrY0LbvvWoywnzIUBMMZ9ZiyRiN3WjMVRtM3Yw1BCmlbeJ0E19qjMYY2Nsuvu36sTpnO/y3u9Tzd8",
+	"IH3wFg6DP4caePBOuG0Wa3j9VfGkR3OD6DMXv/RaIN+qerpQLhMl0IAn8CfJxxqQ15mQYlVKbY6ANLzF",
+	"BM71K+nrF2aK7gwHxIsgrZUFh6uJZUTgHDzFwj/3awlUcBPpVE5ydFIqx7JWe42jXC8N/WWzUl55qy8M",
+	"0PQ/z05OTviJjJwJRkgB5jhyQKJj4tmJQIeiG46p6Vm9oibt6qhU16psmvlKlHauzYVBMghbbXzLAhr+",
+	"8uRkLOy1qsT5+XcRk5PKkp46caU2YqWNUUUEb04ugwViuS+sqy+v1CbHTnlVTpfq0us5AFvT2ztdOzFZ",
+	"T69U3ehT5ofq1WoaJCa5AWFtQb7gC8P/RJ73jkvNz3Kz7uJW3uoL0+2uHpPreae3mpzUTa49QThvyOlJ",
+	"ewyr+y7M+fnbb4/ma1kVqjgVhL2YgT9rIqdYmVZqc3VU2qkfHOQbOko9RY7ktSmVi6jDk01jLS8M/HAE",
+	"mKaDF36Wp7ZQIneuml1OSju9Iu5TI9YG8k6BHIMyG21FqYOqwA0VxvrlyXMx8J+6MPl65epKyeXl2shr",
+	"qUv/hXzYOKc5iakc4/Fdl3/zMviBZcI9Xgrcxr4bYVsbPdkvbr+SRdC0/9iXyEuYngmVBTavE5EI1Ye5",
+	"Wiojy+NVZYv19CCknIkuYcMKfkcMlrZQpcvAX+gQMC8IdebKgNCynKtmKSvyMEDJJHCskESD28g/DFz6",
+	"3oIciTfcnD/MrCMf3UDmLZDxt8q69viiS3IKLmOUkivMp9KImQ6sONAslEUDSx/UtuBQqPsjkbOYZViO",
+	"MDd2FqhO0MCnB7tzEXiMD+73/qdSK8yATXsO3u9wgwxgIAgAO+zzhfPTTTpR+eF7Zeb14snps5OT7MlS",
+	"m/Dvh00OoAm+jfObJ+ST9HpvHdZEpvjf/Iz3JwWcFYW/ndsfISTc7Xx0ZB0fiR/R11cpsTb617XKRKC7",
+	"mkqnjrRxCkgnr1W5wTy3K2VYRYkE3qBp4fU7peBdRzHZWVHQst6TLwgjt9TGIwVwQ+v7Uf95lR7UlP8k",
+	"4q9nRdGxnTuPRO8NeQs6fr46GAofLw1vDUyUMlu34N5jdRa+iDUi/D5dRt0Hh1651OZyDeUWEzWVXgnH",
+	"tyoqOUMWNDVTFVPW6rqPzD49bYf4msIV+pnR/j4Y7Q/azwe4pYJ03x/Dj3dih1HSuz1OHloa3oEk/ISC",
+	"kwfug1sqlvitwwm1g9gbB7ZGIgdk7jRdEXcRRMPW1Gl6CDiwLWb5AatyqbzecIBsvI0OQdR1uXK1XgLX",
+	"4NS6+nKlqsu10XUO6L5Q3m4bctIL61mtKih+HbclcGQD91/bPhvfFLq+X00F6Yh+j6by4GeTSB4fR1v5",
+	"Y94IgQntVhoOGu8HGP6lNPO13+f4RnTvEuB2uWQ0N29AA51jzIDx1jm8hyc0wdGaI05maaeUnAb8JIkX",
+	"U9bonWMkMaA+RSRwOxP+UOv52tsWyhQrq03tRuIH7CJIkPgAlegQnNQg//716zc/v377z8sfXr/85vtz",
+	"4oxv8JB158FhFHCy1mV9pI2wsxnEx3GAOWfXHcED2uRiEIzonP+W0dBFPi/tRJZ5nAL/haks82HCHCqX",
+	"FlHKlof6NciRCusoS5Fjc7mY6bJWVQofSusJ01Ig1CbU1M9DRBRZolzipcnhJUz87kEkxn21JxcmOh6o",
+	"FwhXV4tSSSrO52UNIKDUsx4PBP56cC7eW3z8ft0OOBf7RGLwBdNcfLJ5dnEgLZmRCCL6Q5RDdqWMXOkR",
+	"z+weOgLtxOuVMmdvXokvRiejL0Rhp2us6MKCQVNXchrKm/15hLh+iK6HiveMObip/g0qDLUj+rNOFRda",
+	"XumX1OTHqrotr4vpGdko5ndh9lDfRup+nafCz3Yc/ej3Lruaritdb56c/ve/0k3Abe9uNdkIbuNqtUw2",
+	"wqqyM12q46U6iJUC+FXILduqZbdzBTExKuZsRdfFK3T5sswxmyTAdUqpbf/4+R2hRcCVABX+XuQjMio+",
+	"Q7BHftRXCsNJV2pD1HZZCIdKptc6Inqt8HSLdksMZGNUCSJEA7Gzc2v+sHmD83fP9pdv4uB6y3Q0fjqa",
+	"WQ6/V8p9lLBq9G8Vpox3JYAzJJuyUoWd9u7Hc3914hZ5q17aKXpSlJlGNzInfsD2PxX5lszLA493ODoI",
+	"HUERSoxyx/TI3K3UNBeDji9B7e/x9bPmX4fd8g3+6Hv51Al7YwSOC+x8lzSM7vlxqkDJ6VStagcnp907",
+	"RMgwhdBzYyvlOt1Jf1f1W5jXvVu1Vh/q40W9LJt7tB066NyFuCLfvfvhexjmXQu8t2GpU7HXzg1hKZc9",
+	"+XAkzeYIlRY0xniPuV/LI86POEQhP/+v70V4HrQiV3NtxoElsVlIYFtJ525sVfRQcZ7/Wr4MXbvn6NR9",
+	"amLJOG4TBGpM9SeplzVGkG7MxqbrjwW9pe0FKZMM9Zx+VAzcyl4hSE0w795YV88r5Z9bVba2U1tGYK/u",
+	"pLcL86qO+b+YH5IknmBEjoypZkYRJw0h7OAl72jMPS8uTH6xPjn5Yup/9H+Bf6n/hX9cWFfjH07xDytb",
+	"0R+O8Q/cDv4xh7Cx1ylyXeTIR4XKBCb7tKpWB2kAP/PzdmGCmPdXj8twNCAXyI4esmzGccTsnZgTg5IP",
+	"TFZlptVmBYx2Xnq7mrLNr1V1YZieCr/oBwvMlgs1vYry4vz87bcCkmu8wbontUYWRaWcU43kmgtD2TWN",
+	"9Kgko0YWS43SazkWLxhnozvDJkF+DkWqU66gq/2Y5oiqAQY55ygBYViQX16VgtE2i2Ar5Wx5Dbeg70Su",
+	"zbU/dJf+0ZywMAHhIyS5JZMdiudCqgaCoTlXeqPmbyu4/HMxKPVk9WssRBiOxFv0wrktfK/swiRkrQjj",
+	"FzW9cfRH+B5mwm/OLJ48vzS8q0V9A6pkC9YjzdOCyx/XFwM9EZd+EOCymwC50Es3JDg/TPLifKULk785",
+	"e/f1d8iTFpthtrRBSArrr8RNxPI9uUaTFh61Ejfpx940Kl5f5HEM1/uA72y/ciwdhg+cafUHDRHzNSdk",
+	"43LbcWF2am97o8SRHTVZ2MZ1moDAMQ6HaOwK4tQgEMfarqcLL+Ch8koaqkPiNHMA/0kvHOFqXZZebCCU",
+	"3oJlBgrFv2KyIiAkrZ3K9wgvutEDx2oyqO56X4xeto/9IdHkxiR9Mgynn8ru91N5+N7PDoF3797eu2F7",
+	"uiRcp/24cwedPIbUTkf5J4k8H7xbbmc2JpPeyFrdlrTHXuu7PRxfu4FecJyYkxuCVrSnoyRiHyPZLU7V",
+	"NVaGQp1Yfv7N9998/U48QzOl0I61R1LPmNmcIT0jy04kzJ/YYnMKVwamskfdNBNSzGBJKe0cBD7xMolB",
+	"UhBxYbZg7nK3BsZtAkcOdkalpLMGKm2Xyjk551JTSnbXTjTz8etoW3j1HHTsIkEhJpuhYXqoma2iSWPm",
+	"Y8ggaBsftuqwPQK20IXpsjWCtg9GR6IRn/Dd1rQ4gtCJnWFEPFCWiOblwvhlGIl3ynFlgazVEfANq2Ir",
+	"DVkMvjiBCgcDyPsvnlNKQv5W1dXm6GxWq6pbM/YNpFprWOwHEnS+/UP5+FmaR2OJNvAfNP//xfMD7vN3",
+	"1v4gzYZG5T7eZa2YPjNOM8DH3FZTdfa4tPZqvep1Mr5TkMIPAY8jbdAPdrPAcAr6qJcSIt9CGqGOllLH",
+	"Y+lfIspGLGiRhmnKnDbzEuMoR9ZETw6cZH++rlWlZ5oQ4rGRjIVE0DCR2DIN17hO37YYGCsmSlYQDLoC",
+	"vbgQxgpprNks7RpLt4xShSqGEBBKhaMmbOwp+FcHuXP2Uhk5KVXBopIBxml4YTwuBgRwEJhaUKlrJUsX",
+	"+LrkBJQcU+hrXay9ZMMIkIO+aAeiRaSiZVpqyLjAqe7w1cK6njv7Jibi7wWjaK1fmOd6s1LFGMPz/mqj",
+	"RSdEhr4AvPIfOwy0gh9NCgSef/niYUsCzs9f46TtknU/b299sJya+3n0yciUnljGt1z10ndOIY7ZPvCp",
+	"yHG2JWhCJs8BAY2eVvdhfKY0OZwomEDnQ3ZSb+Lg6+RTDkHwZphEj21TeVDMgYFaIznvI+JOjp57cr/b",
+	"ltvZF8igVNjmXN5NCPb2pvPHRzL6dsnWNjwglCHOz374Xmi4RepNc5/3hyjEe0eESy4IzygbvdVrZyLH",
+	"v7gcCSV9d9M7EbjJUMz6nwD0xIR2EUEbMLB1gODD17voPdEjEx3IA6ZksAx7XdeVnvjLcSlXK9/YBvJt",
+	"8Vpiili8xfKR+IZK1ngoXHB+ua5KOlDhTx+WZR6Khuf6WhkxePH8eQKIie5rfsEPaAb16YVAhA+HMQtr",
+	"puT1Qm98fCNB6hkJLkIV799+TzSoa6fEoq5XmDvIlcaYNFbbQ80J5UbiGzld8FIS4vraBJ0ErnCvYiDY",
+	"KOlGkWG0sTB+L6Fvzd54dag+Ra3EYWTs3f/xjjMi3MLeoJmFLV9ig5QPmWfESOolVv7m9fk7sS1c0Qqm",
+	"HXf8G/7Hv4/hQxvId6ZBIW+ladaKZ6jHbVpytaGP9eRUU48h+Tofp5MF/K8gbohtrLCwLGBvoei9laTu",
+	"ixw0VJ17iRxESYtNPnjI4Px1ekvtJwIM3olYbfrZ0b/D0e/vgJ5b5TDd5nZFYXjFQFpYpZRLVGvHVwtL",
+	"/HhbpOUTbCUgdxFB8zrlnJcXYyQXmMp45yAJAsnXFplVpZwymOmzFBLEopeZDhx7IfQ8SASP3yDH+NoR",
+	"stfkw1se5nE6ESB7tmk5d1NxUvygdfgPrEbDdvVn1KMDqssOPReHFZiFFd+hXD3wTvq7qnduo5PHkuOP",
+	"I7w/obDD4VvzlmGBeOHfsu4N3tlb+DZKbINKrUo5JVfRzcLr697QPOULQVypVUP2p7oh5PL5o+WIbCeq",
+	"X2OI9/arfLdX7kbi7/raWw4ta8BWbWOgMaagxBPl+mCOXwHPWgrBOYbB3JWVkGt3SeYMuepcbVcuKO0p",
+	"1k6YEw4AwLUAFln94OIIi7geVKvFJh+6TvCW0jCpF/wEpOInVjD48cpvn+35O4Ky29K3A6Y9hJy4G0+j",
+	"Dt0NpIy/7vRL79muL/EL/+4PFH9v7ZUT61XLwgcrOK8/1Jf4byybE4P8MpQKThdeGTJzNaJsU2iLck2H",
+	"5NeortKQQhTfEIWwYU6WXnhG1KHGHKW9gMsIkXq95AqYpVwnSc2QxyNITtsUmsSz2QwsUZcD9Wp42psl",
+	"4BkA2foT7BGIhMTRULNTulgpVjIS/6RLkN0m5E1RxSlV6PimVeGnPzV4RCE3TOtKn0bHHdOUuwg/V4lC",
+	"zyCdv0YyukopUUhdbjBg7RBwsLI3YoCxG35k44aB9zbewhndOn4KfQM8h3B/OTD/yKXecU3UlmbKP42n",
+	"yV8vL38857TYZlIrpW+xaQg+Kuj1SJx1DzFU5ISLE5kg8kLVUpe50LVawqYBCG/tgkpgbH3Jg8wzzINe",
+	"ujnDfCer5DsPOGc30omZF5DDvbpJ2AroBj3M9bR/Znx7OoEH+PLki8b3jGsA8olBXW1wK92HfcuMfDwR",
+	"yZEKHfeqYLZbX8AjdO7syyjf/rPslwQxsyW4Pt/h0NKXOJg7WSO45vetTHJQCl0kR2QcItPA/EPMlx+t",
+	"Z/j7XAl7Y1TlFnqFFGItnSNczz0aB6KkHhf2xpRWFse/QUC/n4QjyVMKmoI6IormUhsvy51bY/VDSOlH",
+	"xnDC5ofkHkrnskZgsKDQ7mqMO/r8iwtD/aIIof+qFwMh9HD+hUBA2XIzHIkfbVq372X8QklyRWESwimh",
+	"wF4BBZpT5ewi7ny+/HEGOEVAGvHdD2df89AQWsXIpUa8gJbMgb/A8CD1gVK9Loz6sNLVhqAWz6gHTCu6",
+	"lOXMVks0xfDy9K3Jel2pKKzwikq5T8cQK/ZfBhzZK2Vi9tmLZyfwM3WGiUmd9pc2zyZsQ1qmVAqK8/Vq",
+	"ZSt/67z1ezTnHC3XmWtMM3aOa/Uaa6f3Csr/cfw/mucupC1MtJHI/3FI/SGO8KkT9O1EHi5VoSXWLGm8",
+	"IWm7wRNI2nA8ddc5FRB/ff5TUuee8M0DMRNEAIPcsNNa1UcINJtzoorhlGkErvHXCW5BmIOvsYNHL7Vb",
+	"WadxDO2Dlcu6ltOF78IYMsn9lf+3iyeot9bpgCHPPJZaXTwBqIj+8s0s9ICzQX7bNZ9O/58KknQ2tXKd",
+	"XyYqDr8y8dJ4ODlL57h1gCBJtO/4jH7fXfXs5GFHBodzIR2f7tGDG7E9GSx81mPuWVvup1cMCoTDGHvo",
+	"E7imcIO1Ptxjd8ILO83OJPvpxclf/7IXH7V9J64qRcAEfDf00/oEns+09/waDCMT6Ffz0uWLv5yEzOGM",
+	"k39IYu9y4l8YTASYbEJKNAJkbdDAWMmqRiQtkdOPp8fHAVYbmXqu1IZ0ZP9enxad3CgnL/oLzN7wHPEG",
+	"eV+V90YdY3z7scn3Vfmtrbjhh/azcTovt7+36izdDH/4AgbcHWCHJcNmvA7S/Vhh2JYb7aNISe/95+8d",
+	"RMNkOBLv375CqxisU+DXXderde2ENpDb6xa2qo9Kfd0+pxGzOrDQNOh1o3rpRuIMoBpU4dtDvTY5d3hz",
+	"X6kNuZvEIJ5yf/Q60o6ehkM9vjBXasNVwKWEPFjyETVVT2fRR9X8DCbgXhNDgeND7gUK9AAcSRnoL8hI",
+	"S4YLrI0Lqro24vyLTOTuizAgpExo1HAnY4wZ64wOxhQLoHuhsk9jzC4Mfjin+UN/wouTF1SmTJN1KGXw",
+	"OCZHZahSI+Ox1wUuTGDpzbaq8l54AYlCEI63QvkY1Qu/ndI4yIW5MIh1CFtGux7hLgY53uTuUptL+mMO",
+	"j3TWJrzFfU4a9ftK35MspXbeV/qR0AzTDnyWm2n6DFbQNyUZSKzGROyUml7eHakParo+lPkfJGR8g4F1",
+	"kJiQ/9yEOAGacsinAaeqXipKqAvs5eHFS118yIG9QplCm/kwE0pOF9Fe848/dZzt7wcmBvC/zUMfuK1B",
+	"6FHtExV0geYID0xlBQwvobbff6mZzTxEYFNHwh7lZCUNlSIZdRpoVsIg6DdA8IHw6UbVIGUCFzjYmVd6",
+	"tYL6K0SDNhQ+0CBLpxbcB6qYKycWqgQBrKdY4Ab9oZTRQU4fyjMR4wB+OZJ1pRI9v9j4mnL5UNRYYuJV",
+	"QS5axk/PpC6RWXJubUEuC8y+l+7KPRW/rtWaszHXBlJnaXbpaptKM1UllGnQ3YXzW0nj5JTJIYR/gwAT",
+	"kVCenV9AcaCopiTKX4JitIQLA1mTORRn5LEDg2cnJ8wxA0pwJpiz51l2cnIyPEWnCK/WUm6Ien1h104a",
+	"DBbx52ADcVg6XwFPEKJtYrMxV9g3i3cwI32cpc10kMAj3BQRO7VYepxSXgvY1refurCXyAZCHAkktO78",
+	"0DB13Yz7jrEMLqDYaVcT4LSclGokvoGDBDnNjHTZnYP/Trqrb/grbzEEd0gdTFOMkKer3Vc/yb7p/gIY",
+	"/5mGUPkoBtdujuqw35imA7o5AHqFQK7Qy9IBYg/+u8cOfb6fpmNPvxisE098X0fw14PBOhsLe47vdvTk",
+	"jb+PECI2w7DmswwJaufIqLV9aukyFM/6mU383dWYLm30cr1MJyf6m7b6dMZNrVRF4uOZvy9AKCTte4Wr",
+	"pwfQ6faKURdOaMH6e3SfNVRbh24v1imIWHBRN4/XH15xQpDU5qATJamtEvVXsfwMbEVHMzmF6PhbhQ5x",
+	"uO1qL5JJN9pSPDKqd4EI62QjBvmWwPK3eZAR4R9NPakNJyiNWK+cqupIMSGJUklUaecAoZ065bxGI0uB",
+	"BMcSyiVWlZ1jPcZpcr/hJygxuhFhHjw/eTbMRCnrpCUy7xqNYQqRb2Lw3B8zRJhCRcZfKARDfA0x+RtZ",
+	"FaciR10j9yc1J2Ujx2yC8JOt4k/wnN8LcJX5mcOqfHwq6iWwXl4lpSBNSOLG3vjpZIsdcrwpFwJ6GFiU",
+	"nXD+nYEu1HJla4zoA2sghNhhJFzu4vUH2AEzbZDK1reTRNazUPZPtf5kj0OeHqttYpDEHNKBNuZnOBI5",
+	"ejHyxkig96BLc8FR8gGYUuUPTN7xIM1iYjhjtoI0sSk/w/yBGTIIpLkQNcwWaNTpVkEVyC4Rys3AlxAb",
+	"G08SeIDg7w1EMqf886lmBDhvgR8c1aBM5JCYqYpLWeeRHJJ3JG5tzhuJu8iPi5/BbqqiMVt+rLyzXF1J",
+	"PV/U2HjYlnHsCwkZl9QTMH4wPSd+MXZPs+HgWpsFfAksZWBv2S1FBNDfcUIJIZA51aq1EQME51MfkFIn",
+	"H2ZUFB1ypBipGT0mN15N52WiiCbZCPRskEhPHSpv16pyxFnK2muT6/3kr40DRRo/Chpl5tooxOuog+7n",
+	"KBAbD0g6ZCnyxXopzWWlrrW6QeQ+0BELNdXER4q8qFmISSTFFPDyEb58BM2htcQrk6PDvHkmEZ/dAqCE",
+	"s6jW+6f86KBPNGeQaxpNT0q2EXYF7EO+SbGwZeGyNF6MPwxhuX9ub1iCI2Fxld4tJllZ0kaTSQ0ljHU8",
+	"BfCQvyuWgDVSUJqWsXRAk68nRoN2tRtmjIrihwngiwin1bSErcn6DMDTxnHi/0ycDAjSwbKFqiSrxA3h",
+	"KIDhr5MbxNwCg5lFbfgS0r9OrSl0jMGHf6JBoa5luYYJ4oPjFy7pbyZ+WTuOmYBi7e/2qV16wXXaWCNv",
+	"NaXCJNQnGrbiI6KMW9gbx9lxoU9EVSido+okSJuylViqpa02CEhAdnraMs4ZyOARpoyhon2pPkwhvSEf",
+	"jqPc2v0+I86w+1dTJSu5YHJ/021GS/nhko9jjuAvLkMHAX7aqA9xmw46/T1+Ihd6vlDVMMxvaIcSvLLk",
+	"4on9xrNOUiF8ddxwQLSeZlseuo/byibPxL07aBw7hHqjlY1f57y0LTVp+6pPzgecyDGKCSXrIAyTFp+6",
+	"AKluyg35Z5odxMzG4CQIrhtVJL4bCHdzYgM4nGzFhj4dYhYQMCjcbjsdPFgC4LvfuMbtTLj1FLFGaNZ2",
+	"ajfOT+X2iFbgOUlOT//nOTsm6ojyKoLp3chNKudbev0xZHbmILopH0QC5QWo7X8Jfnk/zK6+dHRDliBD",
+	"Gwcf6gzpu/4RsVCyqidK1pAz6+U11f7RQxSwLcHsp2RQ+CXGBDhw4gcwRJ3D2JuReA3bIFrUifLvN1Jj",
+	"EcnRaG/MabintSnUh+6bhMLA5AhV4ZYP/qyFvFZDcn8xTxNpx4C2hZXHcjZT07q56Bgh+c/0lEWXGNhx",
+	"LRWGnZV0ekfia/ie66MLyBrZq16BbCev4vYac712iHJ9MeqI//hpbpj890q+2fLoPUooqNGHn3W9eCfn",
+	"7uzNq146FxZDdDBhK5FY8xKRKlrA43GX5eK/t59pYlgHEMXnZN27iJqhwtpyAO30//QEy/AG6U80aLmH",
+	"3sHdBKEUjC/dSF0nMjmJS3kB3zTUWInuDGaj8kjCiX0rWyEzssIKkUcvfGIu9xlykZw7mobiytgbh0UF",
+	"tbd+KB2XBWJt4SYWOkXzejESP9OIMdbDt3bW9N8078wAS0ZpbqfRpQU/XUsDFSiitKwqh2vZRv0TlgoS",
+	"4VH9DmvRcE8N4F9dKmrLjbA2lJk9FJUkWCqvEHA1KCmF4bbtMMPQjRNiGkiyBoDA3lD3F6mFIpFCDABc",
+	"GKxhO+MLKQsWEyh0pPbFD2bC2CrtQMKuHkQMVhnpyqsB5AoAjwJQpidda9yUcN363k/ptrNxAnZVZyBH",
+	"fBhH/3V8Q84iRDYoRG2Ho8QZ6ujT4DLVwC1QVfQFp2Q1XYxpa7E+iD47MBgxoMQ/R7IUTVME+O0DepYM",
+	"Bbj6/XoYJmNZQ4EOSKEczfR3rI8lNWK8qxKnEkGSNjdTU8gPWwcAYiVN/Y81viyEGr2uRU9xEoms85H4",
+	"GhFgwL79MC3XTl+rU1HfWG9psguBYGIwtA3ntn0wyDyNGi93EVNZgnaLn6B9i846FhjBn4cPg7gIqrBr",
+	"oFu0xGze9ENGFzAe5X0aNE8W+ttmGsQFE04l+nzqjBg0XA/Dhq9vkJjI+ZB70e37IOq+MD1+/wOyom36",
+	"2fyuO43ODFpCmnQ8XjSPKMcaTrAs2UBob8ZBKZ2+fKOJ25ENN9aMqY0+x/QdKLbQ74P0WtiyD6HWNtqA",
+	"Vh9Jq/0a17Q55j2aYsgioQ3hhevN1iUazgRpuB14LD/a1LNIKsm4Zdo8bJnY42ShUp1ny6HKChhcH4cr",
+	"ifjY3lyqNIvpcIBFSniSBfm2EeMdAZK1Cf/pr/hqOA4WLL5UKZLSlEAhzsqSCEn5npBTtNmbmQyRkqUj",
+	"WJlcvmJqveZIOVepUd/WIlh2zrSX32lYS5ZlQwGR8zlpTOgaH29nqlBWiJpB4AMIJQGEyf8VroASZr2h",
+	"2eCQescTl0XWyUBi9okfowkxmwhmBF6bTTN3ZjhuJh39Dh/HXANdBWdNYQZDqa8U7ADWVnyvb5mo463T",
+	"+2YU685ViVOsXSv35zapPR+bytPohj/AD5+1Q03P+1ue332bjWFvVmpH45fwyZ4ePNvfg/vMffm2tDe0",
+	"j2/DKJdI30+STy70313BINrXE/wDC6s6cZPOiGFfiol/AMPH88jc5bZuE4jlQRJrGsbz0hr4C9AUhTxW",
+	"7YjAvxiJXBZFHtJGIhK5b4zSNKWhjBgAA8WfgXgaYo1kl7dTjJMc31rO4X+ik4MxicaiUm5d1iInJ+Al",
+	"ftOr7jGghOE4eE476DBkiORIbJMLZ2f1UaFigDIkTyVjGbCJQteAV4vJwwh2HoK22gLSfi4nm5wDPFBT",
+	"DIBH1sT+EqlOPhzjFZP7U8jDgrQOBrnyk74G1ANi4uHbN+kceYNkvWcaMUrDM3mzkDWaheAm4NYxKQAy",
+	"EOCTlK2bwLD7L+B9lRtbX0J9Tc5cDjA+WVWS6044DxuMKncKkVdvb62r6HSXRnz37t0bfKbb/X7WTh/t",
+	"umQHu2/ZU/HAkYSReFWrJaY/gfchgoNETWXciC8i9Yiu1XLrhFLOg0vqVrIksWeEsCKOUUJ0LQb5f/92",
+	"8aS004snp+K/L55MbLG5eJKJCxAm/r+0/8fWtXvx5F///lc+5O4D0bchl6A3g2VVajBn1TIotyhnCl1A",
+	"BjbKhRrzzsNRS9PGcD+CrUhnEh8PZyPBIpbAYbJcSaKs/Mf56x+xFN+dYvlixZifbgUuWQ5KLb3KT9OE",
+	"KauOv+TVayznH+TPcqF+XcvSifzZ6AQqJYuCE2Lm0SKjvkWBB07B9lHEv+piTLIH3/F7A0PMjIvZ1uSw",
+	"KZUqvrpmjXpbxfvKz/gb/z+Joncf1jS0kVzE7pGM6Y5+7NYGSBwBaQxPXbZ1rh4yKfbTCKScFZQeQPfA",
+	"Hi2EzeO183bDftMYnmsnph1EpyxRwZM10S+NxJnZpKgf/mxGcQ3FJ8iGuuW1WknXlWJYW3yr+6bgTjdN",
+	"66ldTiDnI/fWKFzf2pBHFgV0bfPopCWhjc+isw4d7P6ptLyw06h77yevt+rizg27PQ9Cb/yRDN6t/wLz",
+	"4tBX31S2WE/r2730bWWXt3vjnT34+a90WWozT6GY6N37NHOSVb2NmdM4SX+O5P7GkBOBNMF120lMgQIH",
+	"EzXb+iToXblc2rWBIKDmDNQVblG8zPF3TAhyEGlx66UqYqi1JS+mlSo0sdC1Wzy0nlkMSAuYAB6LV6DR",
+	"GslQzICiwllfIROLuo2tgHo8bhtFUFuQaLKUIZjqkZy2ygB3kBk/ErlytV6C9TO1rs6FvVZVFZRTbruS",
+	"tRonbJOUm+nIEqO5xuqE5L2nrt3A5UpVl35NMKAMFlFIdOXWsDITGh3timF0QsuRuQa7a5ySfSSAS5i0",
+	"S4FWzBKGPEO3sOuyEE5hIC1/xRUD083RP9UmP43JgCFwDzqwV139X7QRz1+IhV2HAG5CYpXE/wOnYGox",
+	"+MfH29/0VkmwNrzi3wf0p2NvL6/U5rJS/ijkfVlJIKn2lfud+QP061qRgu0VMDy36hpqKlKH8HbFotBF",
+	"yJldm1pVsWYLIRei96o11b1utC+/PMiJdV8JViTeH0VrTq6WvSjAsEbe0OGsqpBOwEEnf3Db+3u8tR/v",
+	"POvqFoPwtld6SXzOrLqLzKooHRu3YucF3LAHjsNXeuyC8/XytmYBVnmS2LfkwxLThXUKftO2EANZYuEb",
+	"gbNRuJzUbmMr1Lc11ZEP95gS/jgA9OiBhsToro0B9sVUSjisWJpswhx4aTjmf8XsFpxRxj/FeUlDaZ10",
+	"DXDUzmnRbmtgfLYH7lDe0SLsx8GrZfnH1/5hSmiwqQDoF0HrenF8/ex4dKPK8ghQz45/ublyI16KTnH0",
+	"hnCvSSNFplPAYMKcRIThrBcJSCcaCkDyjAB2DmLUEv2UP6uJ+KfaiHNVj8Q7+Bmdweh3TyCg8itd5IQq",
+	"NfLvOFHZWtbqlFyK8KyL0NxM3aprYoXF1jmjy5YFvIJex/gWlixhGIHBUBmAL0nHhOxQAhOuHAEwTxeU",
+	"QqZqchEBj0RaebYRSwW/Bqw5GFgnh2ynBPrHzdW9kjv+w1nzs5r8U23OVd13qrbW7o6hFN/07KzGPkr2",
+	"tt/NrY1d2rld1/1Jyt8YKGJG4qrmhdquUve//OPnd43WgTPvjESFxHjgV0D3m4vB2ZtXIiCTQfkH1yEv",
+	"VKWGI5G7qV2pvwHSF5VZ0uwNRUjqo84lGMJOmZpxIDORz0s78e/DG7hjW+8AxyPcoZiA1vms+uA712oD",
+	"cnkxajWrlFvw6eHqV1MA0TxNH5a/XAMGPtnYyBUWV4uewRBOivc/El8DsTAeIvAcgLEIh16u9JXa8LkP",
+	"UECtGnWEHEKboXWSGizGkDNCIc9QKNnCrXOqutZT1UVvDBtqj3H3M3QwTExt/VT1QpD4XdAwy8IZegJ7",
+	"40n2RJn10m9xXOwnWfgBV/TJvw5JOejhI2usHyzpI+QDPA738G9PkJzbH2Evff7dkD/nem4ErvYOEYPw",
+	"qr0S5pVzawiD8UEbyG0xgqZ845C10S0gJFfrSamif+Pv9l21VuJYnK9XALHZs40RBeyDdpB9PaWDBnjj",
+	"IZUfmyN1PjDytYjK+RZuHkjAeoj0DjeVNXMC92Z3yjN0DIHzbF5JU0NCzd+Y3g8zzsAFA864qayqjciB",
+	"nTvnqg16dCTOqAn+U5ZepMiGmzG17c3CBjyyIC18Y5Bej7O0oYtaikJBoBIsG3jdtpmTypJDssGd9OLk",
+	"JHA0Y1EzwaQR1zqz1kPqB7hrKLHjNMBF5MQldQlzk2f0w2WylXKRvyLCqdLOtUm551PwisupLVTyxfSx",
+	"7kWgbXcJ265nJZrPjMTb5n0AJhfA6R+tnTpNpoJzG1A7a+zw4If1ShiGfu0KtyVUDEUk3izqW3y/2Co4",
+	"YOAuaXw5ZCtgvUPnSvpNMVHKpGueMl2cpMXgWyvUMeGNKbqMaR9jvk/RVbmj23jt4Qjb13OhKkBghTtT",
+	"11x14WD7+fWCSa6UeO1lmXg+OqFvYlKJGLz99mvxl//54q/i//1/vhw9H3rtm8RHpN/kGhUlGhjcgUKX",
+	"mHhgt9PLfh6C9GHJEoBN1DJkot6AAxjfeuoIFxR85alnAmYXqAicmKzruBlLOb1yDaIYXJ7STnORNxI3",
+	"EGkVPs2w7//CBcOqMhJV+ZhBbHwj2HBIlgHwIG82zI0FdeKciXNSnL+GWrGC+gQNJb/I5wxt+j+jTBpH",
+	"PwziF3REGJ6T3zl/q+pqc3Q2q1XV4WeGS+Ud4Xrv1ESi3CT7RxNjNzPo+y7SI+P2OfdKYWAXbGzVPl0m",
+	"ipWdkHOsznDL8HDScq8+cw91EL69R/I7+6N6jgd8l6uWZABpZSd3O3TWizpbTy4PwYzuDYk1lYAWPFEo",
+	"zgbSdAug4Z9IpfQq0z/Vpkef1EZAIj/OYlALd+uY/gbrdccww20w9cikuYWxGlBqSKrDZzCZfCR227Fj",
+	"kJURenVV2Zku1fGSiN2k2STb6K7NvC7fiB/ie3e/TLqhjZ6DQ3QIGoLmH5M+9R9oFm2Pb/fmTXgYe5IO",
+	"CqUowBHJLViTJ24LzFxEDx7vc21GAoKHZHhUCunAMSsRHsFvYIZ1VPjhgwMglfsbE4iPU7Zxr7DV8WWI",
+	"uIA6lr7Jf2QgQvjNrhR18UZNSB/gnYyKFuC8ITgRxTrgqvVnSdR2jrZCMPFCl8KoQVMaia+sf2KzUg4c",
+	"jfzzU5dc53huSO9Mxt/Cq8LTDthtVHSMcHpEXwu62vdIyx60fWvUEXHZFaidA4pZa5Lx2Yj4/j+fUwif",
+	"YdfCpGIF1DP4WQwA84+R8aF+yBt0uDmQcAALtc2UokPauTUue4Cab2TSAsERavABvZFzdK2B7OnE2vB3",
+	"WbA5AHZKO0zyLsQAbU9cwWFib8iUmWWfIdlhaVCqAZkZtCvQLGXIIKySlxuHG+rjTPY+RRaW+w0AxoUo",
+	"mWTNFicVS+ZB8OMeTfjH8AQEMG6QASAA/nc4NP/f//V/e6X8+V9ggP6fOVaWa0fIhqf+IJZSG/Hdux++",
+	"h1uIBq4oOTI5E8yh7N/2Cx0ug6eOCDP7CAu9bPse8eHvQ63ERv5z9cpAblaB9FUEcx6m1gWfCFugVLOf",
+	"aqG7r5avZBHG/6fX/ZD/pCWHQWo0L53uq3ShZFkvjjHtTBU7VMEIc8sYVX4V1ysE0KNit0rBzsrSwh+A",
+	"qVpX1LEZuR+wYTxKWYD21a7W0xAFKIjfxwtso6aYfWBtGfw7AQ0YiyCmV/MKCGfAAQl4EkAl2EjhgjoH",
+	"zOFD3lfsyQbr6ws1r2TBqK1AoxrLUPO14Yc5eIHIvdbUwGhvvNI5rVTtMrGwrqZqEFulI0C7k0pPDgnJ",
+	"vaTF+Q7avk/ls9nSvtg3+YB972laEAIPZ3B01/yfv7tzYdXuOozIPeLNjNsh5QXZuFotm0et1NfKKNdf",
+	"xv4O2CPYt0tJlmBsQeYrp7J45QVYSdBpHFgiBRHUThQTOxsrCrVSplBmqsnJJuPhsuvaX7PBQ7UkhKEZ",
+	"eJb8VawRjQgqoGLHLIS5ZFWnfdw+bynGCPQe00gDQzH/Fs9WON6Vks6idYnO0sPD2N/zLN8rNDy2cQBb",
+	"cGP57vxk/I6OgLVNOwi0o7iB7viQcOdwT+45HJWShb7V6YiXDhCwI8xOJWczPT1tXiK8Kynptw7HxN9g",
+	"XhcdPGdsypjJvdRzLtqFOwboUb0CD9RcwG4Cvv5QlLtr+4N7vmf7G1tf4u9jBCaHUSlHcRIMLBX6Whdr",
+	"WbIGKt73nU4pgKdoIktppkGJ5zXmlHeaucOP1duwPvdKTEWN7NvPvPCwB2SxCfhotAHu/KAd1LOzGrBh",
+	"EN8KFopQxMbpnHPiOsRF2n2+w+MXurz7/F0/O/bmlVzp3RlaqUvQT2klI19mfnz9LPcnwR1JUxz9YidA",
+	"9aeqmZzC09cKUdqteL1S5uzNK/HF6CTjolI4O9jaJAWRw9AQIHH5brobOZ+rCrp5iwvhp2fQ5kq/JJLh",
+	"j93BrUU36ZgCk/EoQmUQ1WLPVu56mef1+PpZnMe73h8HN7xj56RLcg87RzpxU+m6BsIpcY6NQRwgdFgb",
+	"2kKHbwf6zj1th85uHrwbOsf4ELvh4IY7d8MBvl5wxGA4cV2VT06fHEMuL31ra89YgCvEeAE4t0jTBlnm",
+	"CAEZuykZ3IaTn7Bb2xAt73qTssQgZ99ynlHE4iimxwyzbS9YlljdLmgNIXGeYhZJt8D27uiUMtLUEWBI",
+	"ObuupopK1DDR64Oc1uVmi2k0+Xj6Z9fRCjnfwONNQ6bEEUeu8aYrkZ3FuoJCeZc0tXZ+Hbeb+N6aOXG6",
+	"pjG+ma3AXek6Gx8nLnrtALrfgA82nbiVPrpSm642z89++J6yRMCTf2SNn/lrXfgGV61K4nSPONvxua+h",
+	"bhAD9y5jHSoTE12WoDOHXH/wgDTLQMO3OR+6Y4qkma/9S0tbqNIJeS11ycr4rLQ3cSPJOYkN+ii+0fHN",
+	"n9Ano9D3AcWOhZppQ0QMS1moSGMCnvVi3lhPaLdrbqVfSko0kQmnXYOUZIDwuohls4CSHGxr2Gri6Fqr",
+	"znbew+aI0KTM4mErTp6mNtsfTM5fx2ffrrv629jZK1UdJcSPjVlJkOh28J7ZGe8+YlUxxHORwsEEshvK",
+	"+CXYWiQwSgllRk1YrKOdfXgHUFM02QFbL9A1MPoNnCo7q9vfBrnbMWs49wnpzQpZr1KkNcxkl37+vJX+",
+	"y7rAdA6CRUaQz6TBlA+mRyyjjuhgNWUZtzIcA5S+ha7UtMa/gJxFZ8i60BbRk/iTqejwD3ftbfTVgXBK",
+	"SlZdJpSZVhsMDNeYzQsBYsq+IxrK2EAi6XpGlnxeTGUtSzsPhzxtWkzAgUmCAFcgaSh9tKOlbxhV8fy/",
+	"vg+Gr4vwRBgch8yaVAr+Wh6Fhzu++spgpzixB3OQwneVKvDj6bnxTyLpT8cHWefC+5vtc39Rukx8ff6T",
+	"WK+89Zp5sQMbEe955N5NWuGrv3sLO1uu2eecMPnCXdpLPZ4Ogll9//2vf///AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

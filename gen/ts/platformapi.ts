@@ -328,13 +328,19 @@ export interface paths {
          *     15 seconds while the agent works.
          *
          *     **Stored messages.** A text message is stored first (sender `user`, body type `message`) and echoed as the
-         *     first `message` event, so the client learns its id. Actions are not stored as messages; their effect shows
-         *     in the messages that follow. Every agent message except `status` is stored when it is sent and appears in
-         *     the message list.
+         *     first `message` event, so the client learns its id. Actions are not stored as messages (except the `reason`
+         *     of `reject_workflow`, stored and echoed like a text message); their effect shows in the messages that
+         *     follow. Every agent message except `status` is stored when it is sent and appears in the message list.
          *
          *     **Actions and phases.** `confirm_plan` is valid only in phase `plan` and moves the conversation to `build`
          *     (a `transition_to_build` event follows). `accept_workflow` saves the `flow_definition` it carries as a new
-         *     version of the conversation's flow; `reject_workflow` discards the proposal and the agent revises it.
+         *     version of the conversation's flow. In phase `build` a text message edits the definition the user is looking
+         *     at: the pending proposal when one awaits an answer, otherwise the flow's latest saved version; tasks and
+         *     parameters the message does not touch are kept, and the `workflow_update` lists what changed (`changes`,
+         *     and `summary` in prose). `reject_workflow` discards the proposal and nothing is saved. With a `reason` the
+         *     reason is stored as a user message (echoed as a `message` event) and the agent revises the rejected
+         *     definition as it says, offering the revision in a new `workflow_update`; without one the agent asks what
+         *     should change and the next text message revises the rejected definition (not the saved one).
          *     `initiate_error_resolve` and `resolve_errors` are valid only in phase `build`; the agent (sender
          *     `Error Resolver`) then reads the failed executions of the flow and proposes fixes. `cancel` stops the
          *     pending proposal or question. An action that is not valid in the current phase answers 409 before any
@@ -400,10 +406,13 @@ export interface paths {
          * @description Runs one agent on one prompt and returns its whole output at once, without a conversation and without
          *     storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
          *     tasks, `WORKFLOW_PLANNER` writes a plan in prose, `WORKFLOW_SUMMARIZER` describes the given workflow.
-         *     `workflow_state`, when given, is the workflow the agent works on. The reply lists the agent's output chunks
-         *     in the order they were produced. Calls that run longer than the server's agent timeout (120 seconds unless
-         *     configured otherwise) answer 504 through the `default` reply with code `timeout`; a failing model service
-         *     answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
+         *     `workflow_state`, when given, is the workflow the agent works on: the builder edits it, keeping the tasks
+         *     and parameters the prompt does not touch (without it the builder proposes a new workflow). The built-in
+         *     offline builder's `tool_return` of its proposal carries `definition`, `missing`, `assumptions` and
+         *     `changes`: what it changed in `workflow_state`, as a list of `WorkflowChange` (null for a new workflow).
+         *     The reply lists the agent's output chunks in the order they were produced. Calls that run longer than the
+         *     server's agent timeout (120 seconds unless configured otherwise) answer 504 through the `default` reply with
+         *     code `timeout`; a failing model service answers 502 `upstream_unavailable`. Calls are rate-limited per organization (429 with `Retry-After`), and
          *     each call of a configured model is recorded as usage (product `llm-call`). Without a configured model the
          *     built-in offline agent answers.
          */
@@ -4959,7 +4968,11 @@ export interface components {
          * @enum {string}
          */
         Region: "eu" | "global";
-        /** @description Rejects a proposed workflow; the agent revises it. */
+        /**
+         * @description Rejects a proposed workflow; nothing is saved. With `reason` the agent revises the rejected definition as it
+         *     says and proposes the revision; without it the agent asks what should change, and the next text message
+         *     revises the rejected definition.
+         */
         RejectWorkflowAction: {
             /**
              * @description Always `reject_workflow`.
@@ -4975,6 +4988,11 @@ export interface components {
              * @enum {string}
              */
             message_type: "action";
+            /**
+             * @description What should change, 1 to 32000 characters; the agent revises the rejected definition accordingly. It is
+             *     stored as a message of the user.
+             */
+            reason?: string;
         };
         ResendInviteRequest: {
             /**
@@ -5763,6 +5781,19 @@ export interface components {
              */
             type: "invite" | "recovery";
         };
+        /** @description One change a proposal makes to the definition it started from. */
+        WorkflowChange: {
+            /** @description What changed, in prose. */
+            detail: string;
+            /**
+             * @description What happened to the task: `added`, `removed`, `renamed`, `changed` (its type, parameters, retry or
+             *     timeout) or `moved` (its place among the edges).
+             * @enum {string}
+             */
+            op: "added" | "removed" | "renamed" | "changed" | "moved";
+            /** @description The task's name in the proposal (its former name when it was removed). */
+            task: string;
+        };
         /** @description The workflow the direct agent works on; optional. */
         WorkflowState: {
             /** @description The workflow's tasks. */
@@ -5788,9 +5819,15 @@ export interface components {
         /**
          * @description A flow definition proposed by the agent. It is not saved until the user accepts it with the
          *     `accept_workflow` action (which saves the definition sent back in `flow_definition` as a new flow version);
-         *     `reject_workflow` discards it.
+         *     `reject_workflow` discards it (and, with a `reason`, has the agent revise it).
          */
         WorkflowUpdateBody: {
+            /**
+             * @description What the proposal changes compared with the definition it started from (the pending proposal it
+             *     refines, the rejected definition it revises, or the flow's saved version), one entry per task touched.
+             *     Absent or null for a proposal of a new flow.
+             */
+            changes?: components["schemas"]["WorkflowChange"][] | null;
             /** @description The complete proposed flow definition (`version`, `tasks`, `edges`). */
             definition: {
                 [key: string]: unknown;

@@ -50,14 +50,17 @@ func (s *Service) RunDirectAgent(ctx context.Context, req platformapi.RunDirectA
 	case platformapi.WORKFLOWPLANNER:
 		add(platformapi.AgentResponseChunkTypeAssistant, builtin.Propose(b.Prompt).Plan)
 	default:
-		prop := builtin.Propose(b.Prompt)
+		// With a workflow state the prompt edits it; without one the state has no tasks, and an edit of
+		// nothing is a new workflow.
+		prop := builtin.Edit(state, b.Prompt)
 		add(platformapi.AgentResponseChunkTypeReasoning, prop.Plan)
 		if !prop.Understood {
 			add(platformapi.AgentResponseChunkTypeAssistant, "I could not build a workflow from that; describe its steps.")
 			break
 		}
 		add(platformapi.AgentResponseChunkTypeToolCall, map[string]any{"name": "propose_workflow", "arguments": map[string]any{"request": b.Prompt}})
-		add(platformapi.AgentResponseChunkTypeToolReturn, map[string]any{"definition": prop.Definition, "missing": prop.Missing, "assumptions": prop.Assumptions})
+		add(platformapi.AgentResponseChunkTypeToolReturn, map[string]any{"definition": prop.Definition, "missing": prop.Missing,
+			"assumptions": prop.Assumptions, "changes": prop.Changes})
 		add(platformapi.AgentResponseChunkTypeToolCall, map[string]any{"name": "validate_workflow", "arguments": map[string]any{"definition": prop.Definition}})
 		errs := dsl.Validate(roundTrip(prop.Definition), s.d.Registry).Errors
 		add(platformapi.AgentResponseChunkTypeToolReturn, map[string]any{"valid": len(errs) == 0, "validation_errors": errs})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loopwork/loopwork/internal/agent/builtin"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 )
@@ -106,7 +107,7 @@ func (s *Service) onResolve(ctx context.Context, e *emitter) error {
 	if len(fails) == 0 {
 		return e.say(ctx, senderResolver, "The flow has no failed execution to resolve.")
 	}
-	_, raw, err := s.d.Flows.Latest(ctx, *e.conv.FlowID)
+	version, raw, err := s.d.Flows.Latest(ctx, *e.conv.FlowID)
 	if err != nil {
 		return err
 	}
@@ -140,5 +141,5 @@ func (s *Service) onResolve(ctx context.Context, e *emitter) error {
 		changes = append(changes, change)
 	}
 	summary := "Proposed fixes:\n\n- " + strings.Join(changes, "\n- ")
-	return s.propose(ctx, e, def, summary, nil, nil)
+	return s.propose(ctx, e, version, builtin.Proposal{Definition: def, Summary: summary})
 }

@@ -27,7 +27,7 @@ type event struct {
 
 // chat posts one chat message and reads the whole stream, checking its grammar line by line: every
 // event is an event line, an id line and one data line of JSON, then a blank line; comments start
-// with a colon; done comes last and once.
+// with a colon; done comes last and once; every other event's data conforms to the contract.
 func chat(t *testing.T, env *testkit.Env, c *testkit.Caller, conv uuid.UUID, message any) ([]event, int, []byte) {
 	t.Helper()
 	return chatWith(t, env, c, conv, message, "")
@@ -88,7 +88,13 @@ func chatWith(t *testing.T, env *testkit.Env, c *testkit.Caller, conv uuid.UUID,
 	}
 	for _, e := range events[:len(events)-1] {
 		if e.Name == "error" {
+			if err := conforms(t, "ErrorResponse", e.Data); err != nil {
+				t.Fatalf("an error event outside the contract: %v", err)
+			}
 			continue
+		}
+		if err := conforms(t, "ChatMessageResponse", e.Data); err != nil {
+			t.Fatalf("a %s event outside the contract: %v\n%v", e.Name, err, e.Data)
 		}
 		body, _ := e.Data["body"].(map[string]any)
 		if body["type"] != e.Name || e.Data["id"] != e.ID {
@@ -104,6 +110,18 @@ func names(events []event) string {
 		n = append(n, e.Name)
 	}
 	return strings.Join(n, ",")
+}
+
+// storedOf counts the events of a reply that are stored as messages: all but status, error and done.
+// How many a proposal brings depends on what the agent assumed or found missing.
+func storedOf(events []event) int {
+	n := 0
+	for _, e := range events {
+		if e.Name != "status" && e.Name != "error" && e.Name != "done" {
+			n++
+		}
+	}
+	return n
 }
 
 // find returns the first event of a name (and action type, for actions).

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopwork/loopwork/internal/agent/builtin"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/llm"
@@ -61,15 +62,16 @@ func (s *Service) planWithModel(ctx context.Context, e *emitter, text string) (s
 	return res.Text, err
 }
 
-// buildWithModel lets the model build with its tools until it proposes a definition the validator
-// accepts, which is then offered; a definition with errors goes back to the model, never to the user.
-func (s *Service) buildWithModel(ctx context.Context, e *emitter, request string) error {
-	_, current, err := s.d.Flows.Latest(ctx, *e.conv.FlowID)
+// buildWithModel lets the model build on the base with its tools until it proposes a definition the
+// validator accepts, which is then offered; a definition with errors goes back to the model, never to
+// the user.
+func (s *Service) buildWithModel(ctx context.Context, e *emitter, b base, request string) error {
+	current, err := json.Marshal(b.Definition)
 	if err != nil {
 		return err
 	}
 	msgs := []llm.Message{{Role: "system", Content: builderPrompt},
-		{Role: "user", Content: "The flow's current definition:\n" + string(current) + "\n\nRequest:\n" + request}}
+		{Role: "user", Content: "The current definition:\n" + string(current) + "\n\nRequest:\n" + request}}
 	for round := 0; round < maxRounds; round++ {
 		res, err := s.write(ctx, e, llm.Request{Messages: msgs, Tools: tools})
 		if err != nil {
@@ -85,7 +87,7 @@ func (s *Service) buildWithModel(ctx context.Context, e *emitter, request string
 			}
 			answer, def, summary := s.runTool(call)
 			if def != nil {
-				return s.propose(ctx, e, def, summary, nil, nil)
+				return s.propose(ctx, e, b.Version, builtin.Proposal{Definition: def, Summary: summary})
 			}
 			msgs = append(msgs, llm.Message{Role: "tool", ToolCallID: call.ID, Content: answer})
 		}

@@ -10,12 +10,15 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 )
 
-// pending is what the agent waits for the user to answer.
+// pending is what the agent waits for the user to answer: a plan to confirm, a proposal (workflow) to
+// accept or reject, or a rejected proposal (revise) whose reason the next message gives.
 type pending struct {
-	Kind       string         `json:"kind"` // plan or workflow
+	Kind       string         `json:"kind"`
 	Request    string         `json:"request,omitempty"`
 	Plan       string         `json:"plan,omitempty"`
 	Definition map[string]any `json:"definition,omitempty"`
+	// Version is the saved version of the flow the definition rests on.
+	Version int `json:"version,omitempty"`
 }
 
 func (s *Service) setPending(ctx context.Context, conv row, p *pending) error {
@@ -42,11 +45,7 @@ func (s *Service) reply(ctx context.Context, e *emitter, m userMsg) error {
 	case "accept_workflow":
 		return s.onAccept(ctx, e, m.FlowDefinition)
 	case "reject_workflow":
-		if err := s.setPending(ctx, e.conv, nil); err != nil {
-			return err
-		}
-		return e.say(ctx, senderAssistant, "I discarded that proposal. Tell me what should change, for example "+
-			"\"post it to https://… instead\" or \"send it to review if below 0.8 confidence\", and I will propose it again.")
+		return s.onReject(ctx, e, m)
 	case "cancel":
 		if err := s.setPending(ctx, e.conv, nil); err != nil {
 			return err
@@ -80,32 +79,30 @@ func (s *Service) onText(ctx context.Context, e *emitter, text string) error {
 		}
 		return e.say(ctx, senderAssistant, builtin.Summarize(m))
 	}
+	if e.conv.Phase == "build" {
+		b, err := s.baseOf(ctx, e)
+		if err != nil {
+			return err
+		}
+		return s.build(ctx, e, b, text)
+	}
 	p := builtin.Propose(text)
 	if s.d.Model != nil {
-		if e.conv.Phase == "build" {
-			return s.buildWithModel(ctx, e, text)
-		}
 		plan, err := s.planWithModel(ctx, e, text)
 		if err != nil {
 			return err
 		}
 		p.Plan, p.Understood = trimmed(plan), true
 	}
-	if e.conv.Phase == "plan" {
-		if err := e.say(ctx, senderPlanner, p.Plan); err != nil || !p.Understood {
-			return err
-		}
-		if err := e.action(ctx, senderPlanner, "confirmation_request", map[string]any{
-			"accept": map[string]any{"message_type": "action", "action": "confirm_plan"},
-			"reject": map[string]any{"message_type": "action", "action": "cancel"}}); err != nil {
-			return err
-		}
-		return s.setPending(ctx, e.conv, &pending{Kind: "plan", Request: text, Plan: p.Plan})
+	if err := e.say(ctx, senderPlanner, p.Plan); err != nil || !p.Understood {
+		return err
 	}
-	if !p.Understood {
-		return e.say(ctx, senderAssistant, p.Plan)
+	if err := e.action(ctx, senderPlanner, "confirmation_request", map[string]any{
+		"accept": map[string]any{"message_type": "action", "action": "confirm_plan"},
+		"reject": map[string]any{"message_type": "action", "action": "cancel"}}); err != nil {
+		return err
 	}
-	return s.propose(ctx, e, p.Definition, p.Summary, p.Missing, p.Assumptions)
+	return s.setPending(ctx, e.conv, &pending{Kind: "plan", Request: text, Plan: p.Plan})
 }
 
 // onConfirm moves the conversation to build and builds the confirmed plan.
@@ -125,38 +122,44 @@ func (s *Service) onConfirm(ctx context.Context, e *emitter) error {
 	if pend == nil || pend.Request == "" {
 		return e.say(ctx, senderAssistant, "Tell me what the workflow should do and I will build it.")
 	}
-	if s.d.Model != nil {
-		return s.buildWithModel(ctx, e, pend.Request+"\n\nThe confirmed plan:\n"+pend.Plan)
+	// The pending plan is no proposal, so the build starts from the saved flow, which may have tasks
+	// when the conversation was moved back to plan.
+	b, err := s.baseOf(ctx, e)
+	if err != nil {
+		return err
 	}
-	p := builtin.Propose(pend.Request)
-	return s.propose(ctx, e, p.Definition, p.Summary, p.Missing, p.Assumptions)
+	if s.d.Model != nil {
+		return s.buildWithModel(ctx, e, b, pend.Request+"\n\nThe confirmed plan:\n"+pend.Plan)
+	}
+	return s.build(ctx, e, b, pend.Request)
 }
 
-// propose offers a definition, only once the flow validator accepts it, with what is missing and what
-// was assumed, and asks the user to accept or reject it.
-func (s *Service) propose(ctx context.Context, e *emitter, def map[string]any, summary string, missing []builtin.Missing,
-	assumed map[string]map[string]any) error {
+// propose offers a definition, only once the flow validator accepts it, with what it changes, what is
+// missing and what was assumed, and asks the user to accept or reject it. version is the saved version
+// of the flow it rests on. Nothing is saved until the user accepts.
+func (s *Service) propose(ctx context.Context, e *emitter, version int, p builtin.Proposal) error {
+	def := p.Definition
 	if err := e.status(ctx, "validating", "Validating the workflow"); err != nil {
 		return err
 	}
 	if errs := dsl.Validate(roundTrip(def), s.d.Registry).Errors; len(errs) > 0 {
 		return fmt.Errorf("the built proposal does not validate: %s", errs[0].Msg)
 	}
-	version, _, err := s.d.Flows.Latest(ctx, *e.conv.FlowID)
-	if err != nil {
+	update := map[string]any{"type": "workflow_update", "flow_id": e.conv.FlowID, "flow_version": version,
+		"definition": def, "summary": p.Summary, "validation_errors": []any{}}
+	if len(p.Changes) > 0 {
+		update["changes"] = p.Changes
+	}
+	if err := e.emit(ctx, senderAssistant, update); err != nil {
 		return err
 	}
-	if err := e.emit(ctx, senderAssistant, map[string]any{"type": "workflow_update", "flow_id": e.conv.FlowID,
-		"flow_version": version, "definition": def, "summary": summary, "validation_errors": []any{}}); err != nil {
-		return err
-	}
-	if len(missing) > 0 {
-		if err := e.action(ctx, senderAssistant, "missing_task_params", map[string]any{"tasks": missing}); err != nil {
+	if len(p.Missing) > 0 {
+		if err := e.action(ctx, senderAssistant, "missing_task_params", map[string]any{"tasks": p.Missing}); err != nil {
 			return err
 		}
 	}
-	if len(assumed) > 0 {
-		if err := e.action(ctx, senderAssistant, "assumed_parameters", map[string]any{"tasks_with_assumptions": assumed}); err != nil {
+	if len(p.Assumptions) > 0 {
+		if err := e.action(ctx, senderAssistant, "assumed_parameters", map[string]any{"tasks_with_assumptions": p.Assumptions}); err != nil {
 			return err
 		}
 	}
@@ -165,7 +168,7 @@ func (s *Service) propose(ctx context.Context, e *emitter, def map[string]any, s
 		"reject": map[string]any{"message_type": "action", "action": "reject_workflow", "flow_definition": def}}); err != nil {
 		return err
 	}
-	return s.setPending(ctx, e.conv, &pending{Kind: "workflow", Definition: def})
+	return s.setPending(ctx, e.conv, &pending{Kind: "workflow", Definition: def, Version: version})
 }
 
 // onAccept saves the definition as the flow's next version (it was validated before the stream began).

@@ -21,6 +21,7 @@ type userMsg struct {
 	Message        string         `json:"message"`
 	Action         string         `json:"action"`
 	FlowDefinition map[string]any `json:"flow_definition"`
+	Reason         string         `json:"reason"`
 }
 
 // phaseOf is the phase an action is valid in ("" for any).
