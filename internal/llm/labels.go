@@ -174,6 +174,12 @@ func matchLabel(lower string, i int, label string) (int, bool) {
 			return 0, false
 		}
 		j += len(w)
+		// A possessive joins the words of a label as well as a space does: "applicant's name".
+		for _, s := range []string{"'s", "’s"} {
+			if n < len(strings.Fields(label))-1 && strings.HasPrefix(lower[j:], s) {
+				j += len(s)
+			}
+		}
 	}
 	if j < len(lower) && isWord(lower[j]) {
 		return 0, false

@@ -100,6 +100,7 @@ func (b *builder) assume(task, param string, value any) {
 var identifier = regexp.MustCompile(`[^a-z0-9]+`)
 
 func fieldName(f string) string {
+	f = strings.NewReplacer("'s ", " ", "’s ", " ").Replace(f)
 	n := strings.Trim(identifier.ReplaceAllString(strings.ToLower(f), "_"), "_")
 	if n == "" || n[0] >= '0' && n[0] <= '9' {
 		n = "field_" + n

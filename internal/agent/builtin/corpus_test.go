@@ -127,7 +127,7 @@ func TestCorpus(t *testing.T) {
 func TestInvoiceExample(t *testing.T) {
 	p := Propose("When an invoice e-mail arrives, extract the total, send it to review if below 0.9 confidence, then post it to https://erp.example.com/invoices")
 	raw, _ := json.Marshal(p.Definition)
-	for _, want := range []string{`"total":{"description":"The total.","type":"number"}`, `".json.confidence \u003c 0.9"`,
+	for _, want := range []string{`"total":{"description":"The total, null when the input does not give it.","type":["number","null"]}`, `".json.confidence \u003c 0.9"`,
 		`{"source":"check_confidence","target":"review"}`, `{"branch":false,"source":"check_confidence","target":"post"}`,
 		`{"condition":".review_result","source":"review","target":"post"}`, `"review_of":"extract"`, `"url":"https://erp.example.com/invoices"`} {
 		if !strings.Contains(string(raw), want) {

@@ -144,12 +144,30 @@ func branchValue(b *bool) any {
 	return *b
 }
 
-// sinks are the tasks no edge leaves, in order: what a step appended at the end runs after.
+// sinks are the open ends of the flow, in order: what a step appended at the end runs after. They are
+// the tasks no edge leaves, and the branches of a condition that lead nowhere ("review when unsure"
+// leaves its false branch open: a step after the review runs after a sure answer too).
 func (b *builder) sinks() []edgeFrom {
 	var out []edgeFrom
 	for _, t := range b.tasks {
-		if len(b.out(nameOf(t))) == 0 {
-			out = append(out, b.after(nameOf(t)))
+		name := nameOf(t)
+		edges := b.out(name)
+		if len(edges) == 0 {
+			out = append(out, b.after(name))
+			continue
+		}
+		if typeOf(t) != "condition" {
+			continue
+		}
+		taken := map[bool]bool{}
+		for _, e := range edges {
+			br, ok := e["branch"].(bool)
+			taken[!ok || br] = true
+		}
+		for _, br := range []bool{true, false} {
+			if !taken[br] {
+				out = append(out, edgeFrom{source: name, branch: new(br)})
+			}
 		}
 	}
 	return out

@@ -201,7 +201,7 @@ func (e *editor) alsoExtract(clause, l string) bool {
 		if numeric(f) {
 			typ = "number"
 		}
-		props[n] = map[string]any{"type": typ, "description": "The " + f + "."}
+		props[n] = map[string]any{"type": []any{typ, "null"}, "description": "The " + f + ", null when the input does not give it."}
 		req = append(req, n)
 		added = append(added, n)
 	}

@@ -18,14 +18,14 @@ func (b *builder) extract(s step, confidence bool) {
 		if numeric(f) {
 			typ = "number"
 		}
-		props[fieldName(f)] = map[string]any{"type": typ, "description": "The " + f + "."}
+		props[fieldName(f)] = map[string]any{"type": []any{typ, "null"}, "description": "The " + f + ", null when the input does not give it."}
 		required = append(required, fieldName(f))
 	}
 	props["confidence"] = map[string]any{"type": "number", "minimum": 0, "maximum": 1,
 		"description": "How sure the extraction is, from 0 to 1."}
 	required = append(required, "confidence")
 	name := b.add("extract", "llm", s.clause, map[string]any{
-		"system":        "You extract data from documents and messages. Answer with JSON only.",
+		"system":        "You extract data from documents and messages. Answer with JSON only; leave a field null when the input does not give it.",
 		"prompt":        "Extract the " + strings.Join(fields, ", ") + " from this input, with your confidence from 0 to 1:\n\n{{ . }}",
 		"output_schema": map[string]any{"type": "object", "properties": props, "required": required},
 		"temperature":   0,
