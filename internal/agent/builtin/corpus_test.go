@@ -3,8 +3,6 @@ package builtin
 import (
 	"encoding/json"
 	"os"
-	"reflect"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -167,84 +165,4 @@ func BenchmarkPropose(b *testing.B) {
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50_ms")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99_ms")
-}
-
-// TestEditsKeepWhatTheyDoNotTouch: for every edit and rejection of the corpus, each task its changes do
-// not name is exactly as it was (parameters, retry, timeout, description), and each edge between such
-// tasks is still there.
-func TestEditsKeepWhatTheyDoNotTouch(t *testing.T) {
-	for _, ex := range corpus(t) {
-		if len(ex.Edits) == 0 && ex.Reject == "" || ex.Asks {
-			continue
-		}
-		base := ex
-		if ex.Reject != "" {
-			base.Reject = ""
-		} else {
-			base.Edits = ex.Edits[:len(ex.Edits)-1]
-		}
-		before, after := base.propose(), ex.propose()
-		touched := map[string]bool{}
-		for _, c := range after.Changes {
-			touched[c.Task] = true
-			if c.Op == "renamed" {
-				touched[strings.TrimSuffix(strings.TrimPrefix(c.Detail, "renamed from "), ".")] = true
-			}
-		}
-		old, oldEdges := copyDefinition(before.Definition)
-		nw, newEdges := copyDefinition(after.Definition)
-		ob := &builder{tasks: old}
-		for _, task := range nw {
-			if touched[nameOf(task)] {
-				continue
-			}
-			was := ob.find(nameOf(task))
-			if was == nil || !reflect.DeepEqual(was, task) {
-				t.Errorf("%q %q: %s changed without being listed:\n%v\n%v", ex.Request, ex.Edits, nameOf(task), was, task)
-			}
-		}
-		for _, e := range oldEdges {
-			if touched[e["source"].(string)] || touched[e["target"].(string)] {
-				continue
-			}
-			if !slices.ContainsFunc(newEdges, func(n map[string]any) bool { return reflect.DeepEqual(n, e) }) {
-				t.Errorf("%q %q: the edge %v is gone", ex.Request, ex.Edits, e)
-			}
-		}
-	}
-}
-
-// TestEveryEditOnEveryFlow applies every edit phrase of the corpus to every flow the corpus proposes:
-// whatever the pairing, the agent either asks or declines (nothing changes), or proposes a definition the
-// validator accepts; it never panics and never proposes one with errors.
-func TestEveryEditOnEveryFlow(t *testing.T) {
-	reg := tasks.Builtin()
-	examples := corpus(t)
-	var phrases []string
-	for _, ex := range examples {
-		phrases = append(phrases, ex.Edits...)
-		if ex.Reject != "" {
-			phrases = append(phrases, ex.Reject)
-		}
-	}
-	proposed, understood := 0, 0
-	for _, ex := range examples {
-		base := Propose(ex.Request).Definition
-		for _, phrase := range phrases {
-			p := Edit(base, phrase)
-			proposed++
-			if !p.Understood {
-				if !reflect.DeepEqual(p.Definition, base) {
-					t.Errorf("%q on %q: not understood, yet the definition changed", phrase, ex.Request)
-				}
-				continue
-			}
-			understood++
-			raw, _ := json.Marshal(p.Definition)
-			if res := dsl.ValidateJSON(raw, reg); len(res.Errors) > 0 {
-				t.Errorf("%q on %q: %+v\n%s", phrase, ex.Request, res.Errors[0], raw)
-			}
-		}
-	}
-	t.Logf("%d edits, %d understood", proposed, understood)
 }

@@ -17,6 +17,9 @@ type Change struct {
 	Detail string `json:"detail"`
 }
 
+// maxEditTasks is the largest flow the built-in agent edits.
+const maxEditTasks = 300
+
 // editor applies a request's clauses, one edit each, to a builder seeded with the current definition.
 type editor struct {
 	b *builder
@@ -38,6 +41,13 @@ type editor struct {
 func Edit(current map[string]any, request string) Proposal {
 	if len(tasksOf(current)) == 0 {
 		return Propose(request)
+	}
+	// The editor walks edges task by task, so its work grows with the square of a flow's size: past
+	// maxEditTasks a tenant's definition could hold a server core for minutes.
+	if n := len(tasksOf(current)); n > maxEditTasks {
+		return Proposal{Definition: current, Plan: fmt.Sprintf("The workflow has %d tasks; the built-in agent edits "+
+			"workflows of up to %d. Change this one through the flow's definition (`PUT /api/flows/{id}/definition`), or "+
+			"configure a model for the agent.", n, maxEditTasks)}
 	}
 	e := &editor{b: builderFrom(current), renamed: map[string]string{}, moved: map[string]bool{}}
 	for _, clause := range editClauses(request) {

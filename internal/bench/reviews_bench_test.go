@@ -1,0 +1,89 @@
+package bench_test
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/bench"
+)
+
+// BenchmarkReviewsAtOnce runs once (-benchtime=1x): one execution waits on 100 reviews side by side
+// (root → 100 human_review tasks → join), and all 100 are completed at once through the API, each by
+// its own client. Completing a review resumes the execution in the same transaction (its attempt is
+// reported and the join's counter moves), so each request's time is the time that review took to
+// resume the execution; all of them contend for that one execution. The report gives their p50 and
+// p99 against one durable commit at one client (pgbench, same run), and when the join started after
+// the last completion.
+func BenchmarkReviewsAtOnce(b *testing.B) {
+	const width = 100
+	r := newEngineRun(b, "reviews at once")
+	admin := r.env.User(b, r.org, auth.RoleOrgAdmin)
+	c := client{t: b, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: width}}, base: r.env.URL, token: admin.Token}
+	var tasks, edges []string
+	tasks = append(tasks, `{"name": "root", "type": "transform", "parameters": {"expression": "{text: \"check me\"}"}}`,
+		`{"name": "join", "type": "transform", "parameters": {"expression": "length"}}`)
+	for i := 0; i < width; i++ {
+		tasks = append(tasks, fmt.Sprintf(`{"name": "r%d", "type": "human_review", "parameters": {"assigned_users": [%q]}}`, i, admin.UserID))
+		edges = append(edges, fmt.Sprintf(`{"source": "root", "target": "r%d"}, {"source": "r%d", "target": "join"}`, i, i))
+	}
+	flow := c.createFlow([]byte(`{"display_name": "100 reviews", "definition": {"version": 1, "tasks": [` +
+		strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}}`))
+	r.c = c
+	commit := r.commitLatency()
+	for round := 0; round < 3; round++ {
+		exec, err := r.start(flow)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var reviews []string
+		for deadline := time.Now().Add(30 * time.Second); len(reviews) < width; time.Sleep(5 * time.Millisecond) {
+			reviews = reviews[:0]
+			if err := r.env.DB.Select(&reviews, `SELECT id FROM human_review_tasks WHERE flow_execution_id = $1 AND status = 'pending'`, exec); err != nil {
+				b.Fatal(err)
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%d reviews open after 30 s, want %d", len(reviews), width)
+			}
+		}
+		took := make([]float64, width)
+		var wg sync.WaitGroup
+		began := time.Now()
+		for i, id := range reviews {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t0 := time.Now()
+				st, body, err := c.do("POST", "/api/human-review-tasks/"+id+"/complete", []byte(`{"review_result": true, "reviewed_output": {"text": "ok"}}`))
+				if err != nil || st != http.StatusOK {
+					b.Errorf("complete: %d %v %s", st, err, body)
+				}
+				took[i] = bench.Ms(time.Since(t0))
+			}()
+		}
+		wg.Wait()
+		all := time.Since(began)
+		var joinAfter float64
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			err := r.env.DB.Get(&joinAfter, `SELECT extract(epoch FROM a.started_at - (SELECT max(completed_at) FROM human_review_tasks
+				WHERE flow_execution_id = $1)) * 1000 FROM task_executions a WHERE a.flow_execution_id = $1 AND a.task_name = 'join'
+				AND a.started_at IS NOT NULL`, exec)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatal("the join did not start within 30 s of the last review")
+			}
+		}
+		sort.Float64s(took)
+		p50, p99 := took[width/2], took[width*99/100]
+		report(b, fmt.Sprintf("100 reviews of one execution completed at once, round %d: each completion (resumes the execution)", round+1),
+			"p50 %.2f ms  p99 %.2f ms  (all in %.0f ms); join started %.1f ms after the last", p50, p99, bench.Ms(all), joinAfter)
+		report(b, "  p99 ÷ one durable commit at one client", "%.2f ms ÷ %.2f = %.1f", p99, commit, p99/commit)
+	}
+}
