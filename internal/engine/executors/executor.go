@@ -36,6 +36,12 @@ type Input struct {
 	// Vars are the values of the variables its expressions read (a jqrun.Vars object: $input, $tasks);
 	// nil when they read none.
 	Vars json.RawMessage
+	// Flow and Version are the flow version the execution runs, and Preds the task's distinct
+	// predecessors, as the engine compiled them, so that an executor need not read them again (Version
+	// is 0 when the caller did not say).
+	Flow    uuid.UUID
+	Version int
+	Preds   []string
 }
 
 // Result is what an attempt produced. When WaitUntil is set the attempt is not finished: it waits,

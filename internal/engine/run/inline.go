@@ -128,7 +128,7 @@ func (e *Engine) recordHere(ctx context.Context, tx *sqlx.Tx, r localRun, b *bat
 	defer func() { endAttempt(span, o, err) }()
 	o.result, o.err = e.execs[task.Type].Run(ctx, executors.Input{Org: r.org, Execution: r.args.Execution, Task: *task,
 		Idx: r.args.Idx, Data: data, Raw: r.input, Key: fmt.Sprintf("%s/%s/%d", r.args.Execution, r.args.Task, r.args.Idx),
-		Vars: r.vars})
+		Vars: r.vars, Flow: r.flow, Version: r.version, Preds: p.preds[r.args.Task]})
 	if o.err != nil || !o.result.Park {
 		return false, nil
 	}

@@ -147,7 +147,8 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 	runErr := varsError(c.vars, e.maxVars)
 	if runErr == nil {
 		res, runErr = ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
-			Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars})
+			Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars, Flow: c.flow, Version: c.version,
+			Preds: p.preds[a.Task]})
 	}
 	cancel()
 	e.running.Release(c.org)

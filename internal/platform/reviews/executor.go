@@ -75,17 +75,24 @@ func (s *Service) opening(ctx context.Context, tx *sqlx.Tx, in executors.Input, 
 		}
 		o.timeoutAt, o.onTimeout = &at, &outcome
 	}
-	if err := tx.QueryRowxContext(ctx, `SELECT flow_id, flow_version FROM flow_executions WHERE id = $1`,
-		in.Execution).Scan(&o.flow, &o.version); err != nil {
-		return o, err
+	// The engine says which flow version runs and the task's predecessors; a caller that does not is
+	// answered from the execution and the version's edges.
+	o.flow, o.version = in.Flow, in.Version
+	if in.Version == 0 {
+		if err := tx.QueryRowxContext(ctx, `SELECT flow_id, flow_version FROM flow_executions WHERE id = $1`,
+			in.Execution).Scan(&o.flow, &o.version); err != nil {
+			return o, err
+		}
 	}
 	source := p.ReviewOf
 	if source == "" {
-		var preds []string
-		if err := tx.SelectContext(ctx, &preds, `SELECT DISTINCT e->>'source' FROM flow_versions v,
-			jsonb_array_elements(coalesce(v.definition->'edges', '[]')) e
-			WHERE v.flow_id = $1 AND v.version = $2 AND e->>'target' = $3`, o.flow, o.version, in.Task.Name); err != nil {
-			return o, err
+		preds := in.Preds
+		if in.Version == 0 {
+			if err := tx.SelectContext(ctx, &preds, `SELECT DISTINCT e->>'source' FROM flow_versions v,
+				jsonb_array_elements(coalesce(v.definition->'edges', '[]')) e
+				WHERE v.flow_id = $1 AND v.version = $2 AND e->>'target' = $3`, o.flow, o.version, in.Task.Name); err != nil {
+				return o, err
+			}
 		}
 		if len(preds) != 1 {
 			return o, nil
