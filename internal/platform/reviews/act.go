@@ -102,6 +102,17 @@ func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.C
 			return err
 		}
 		decisive := !assigned || !b.ReviewResult || r.Approvals+1 >= r.Required
+		if decisive {
+			// The assignment and the approval are written by the statement that decides the review.
+			v := verdict{result: &b.ReviewResult, output: b.ReviewedOutput, by: &p.UserID, actor: p.Actor()}
+			if assigned {
+				v.own = &a.ID
+			}
+			if b.ReviewResult {
+				v.approvals = 1
+			}
+			return s.decide(ctx, tx, r, v)
+		}
 		if assigned {
 			if _, err := tx.ExecContext(ctx, `UPDATE human_review_assignments SET status = 'completed',
 				started_at = coalesce(started_at, now()), completed_at = now(), review_result = $2, updated_at = now(),
@@ -115,11 +126,7 @@ func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.C
 				return err
 			}
 		}
-		if !decisive {
-			return nil
-		}
-		result, by := b.ReviewResult, p.UserID
-		return s.decide(ctx, tx, r, verdict{result: &result, output: b.ReviewedOutput, by: &by, actor: p.Actor()})
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,11 @@ type verdict struct {
 	by     *uuid.UUID
 	actor  string
 	cause  error
+	// own is the decider's assignment, completed with the verdict in the statement that decides the
+	// review, and approvals the approvals the decision adds: what a completion would otherwise write in
+	// statements of their own first.
+	own       *uuid.UUID
+	approvals int
 }
 
 // decide completes a review in tx: the task with its verdict, the assignments that gave none
@@ -33,12 +38,16 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 	if err != nil {
 		return err
 	}
+	// The decider's own assignment (id $6) is completed, and every other one still open cancelled, in the
+	// statement that completes the review; the two assignment updates never touch the same row.
 	if _, err := tx.ExecContext(ctx, `
-		WITH a AS (UPDATE human_review_assignments SET status = 'cancelled', updated_at = now(), modified_by = $5
-		           WHERE human_review_task_id = $1 AND status IN ('pending', 'in_progress'))
+		WITH own AS (UPDATE human_review_assignments SET status = 'completed', started_at = coalesce(started_at, now()),
+		             completed_at = now(), review_result = $2, updated_at = now(), modified_by = $5 WHERE id = $6),
+		a AS (UPDATE human_review_assignments SET status = 'cancelled', updated_at = now(), modified_by = $5
+		      WHERE human_review_task_id = $1 AND status IN ('pending', 'in_progress') AND id IS DISTINCT FROM $6)
 		UPDATE human_review_tasks SET status = 'completed', review_result = $2, reviewed_output = $3::jsonb,
-			completed_at = now(), completed_by = $4, updated_at = now(), modified_by = $5
-		WHERE id = $1`, r.ID, v.result, string(reviewed), v.by, v.actor); err != nil {
+			approvals = approvals + $7, completed_at = now(), completed_by = $4, updated_at = now(), modified_by = $5
+		WHERE id = $1`, r.ID, v.result, string(reviewed), v.by, v.actor, v.own, v.approvals); err != nil {
 		return err
 	}
 	if !r.HoldsAttempt {
@@ -61,6 +70,9 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 	// The engine first, then the job's label: locks in the engine's order (package engine/state).
 	if err := s.engine.Report(ctx, tx, key, raw, nil); err != nil {
 		return err
+	}
+	if !r.ForJob {
+		return nil // an /api execution: no job to label, and no statement to look for one
 	}
 	return labelJob(ctx, tx, r.Execution, r.ID, v.by)
 }

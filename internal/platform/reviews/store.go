@@ -19,7 +19,8 @@ import (
 const columns = `r.id, r.organization_id, r.flow_execution_id, r.target_task_name, r.target_task_execution_idx,
 	r.source_task_name, r.source_task_execution_idx, r.status, r.instructions, r.review_result, coalesce(r.reviewed_output, 'null') AS reviewed_output,
 	r.completed_at, r.completed_by, coalesce(r.task_metadata, 'null') AS task_metadata, r.required_approvals, r.approvals, r.timeout_at, r.on_timeout,
-	r.holds_attempt, r.created_at, r.updated_at, r.modified_by, (x.status = 'deleted') AS execution_deleted`
+	r.holds_attempt, r.created_at, r.updated_at, r.modified_by, (x.status = 'deleted') AS execution_deleted,
+	(x.job_id IS NOT NULL) AS for_job`
 
 // reviewRow is one human_review_tasks row with what the routes need of its execution.
 type reviewRow struct {
@@ -46,6 +47,8 @@ type reviewRow struct {
 	UpdatedAt        time.Time       `db:"updated_at"`
 	ModifiedBy       string          `db:"modified_by"`
 	ExecutionDeleted bool            `db:"execution_deleted"`
+	// ForJob says the execution runs a /v1 job, which the review's decision labels.
+	ForJob bool `db:"for_job"`
 }
 
 func (r reviewRow) response() (platformapi.HumanReviewTaskResponse, error) {
