@@ -159,7 +159,9 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 }
 
 // settle counts the tasks that reached a final state and completes the execution when none is left;
-// otherwise a running execution whose first task completed is in progress.
+// otherwise a running execution whose first task completed is in progress. Completing it is one
+// statement more: the counter's update is the one that locks the row, and tells whether this
+// transaction is the one that saw it reach zero.
 func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, final int) error {
 	// An execution waiting for input goes back to in progress once none of its tasks' current attempts
 	// is parked (running with neither a lease nor a wake time). Records outside workers keep of attempts
@@ -182,31 +184,14 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 	if left > 0 || !status.Active() {
 		return nil
 	}
+	// The output is read in the statement that completes the execution: its one final task's output, or
+	// an object of its final tasks' outputs by name (skipped ones left out).
 	sinks := p.sinks()
-	var rows []struct {
-		Name   string          `db:"task_name"`
-		Output json.RawMessage `db:"output"`
-	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
-		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, exec, pq.Array(sinks)); err != nil {
-		return err
-	}
-	var output json.RawMessage
-	switch {
-	case len(sinks) == 1 && len(rows) == 1:
-		output = rows[0].Output
-	default:
-		by := make(map[string]json.RawMessage, len(rows))
-		for _, r := range rows {
-			by[r.Name] = r.Output
-		}
-		var err error
-		if output, err = json.Marshal(by); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = $2,
-		finished_at = now(), updated_at = now() WHERE id = $1`, exec, string(output)); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', finished_at = now(), updated_at = now(),
+		output = (SELECT CASE WHEN $3 AND count(*) = 1 THEN (array_agg(coalesce(k.output, 'null')))[1]
+				ELSE coalesce(jsonb_object_agg(k.task_name, coalesce(k.output, 'null')), '{}') END
+			FROM execution_tasks k WHERE k.flow_execution_id = $1 AND k.task_name = ANY($2) AND k.state = 'completed')
+		WHERE id = $1`, exec, pq.Array(sinks), len(sinks) == 1); err != nil {
 		return err
 	}
 	return e.ended(ctx, tx, exec)
