@@ -31,15 +31,7 @@ func Propose(request string) Proposal {
 	for _, s := range steps {
 		b.step(s)
 	}
-	tasks := make([]any, len(b.tasks))
-	for i, t := range b.tasks {
-		tasks[i] = t
-	}
-	edges := make([]any, len(b.edges))
-	for i, e := range b.edges {
-		edges[i] = e
-	}
-	def := map[string]any{"version": 1, "tasks": tasks, "edges": edges}
+	def := b.definition()
 	p := Proposal{Definition: def, Assumptions: b.assumptions, Missing: b.missing, Understood: len(b.tasks) > 0}
 	p.Plan = plan(trig, steps)
 	p.Summary = Summarize(def)

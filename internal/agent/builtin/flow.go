@@ -184,15 +184,15 @@ func (b *builder) after(name string) edgeFrom {
 // upstream is the set of tasks a path of edges leads from to name (name excluded).
 func (b *builder) upstream(name string) map[string]bool {
 	seen := map[string]bool{}
-	todo := []string{name}
-	for len(todo) > 0 {
-		n := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
+	pending := []string{name}
+	for len(pending) > 0 {
+		n := pending[len(pending)-1]
+		pending = pending[:len(pending)-1]
 		for _, e := range b.into(n) {
 			s := e["source"].(string)
 			if !seen[s] {
 				seen[s] = true
-				todo = append(todo, s)
+				pending = append(pending, s)
 			}
 		}
 	}
