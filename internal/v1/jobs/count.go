@@ -56,30 +56,63 @@ func (s *Service) statusCounts(ctx context.Context, g *access.Grant, set filter.
 	if err != nil {
 		return nil, false, at, err
 	}
-	if useCache {
-		if per, at, ok := s.recent.get(g.App.ID, hash); ok {
-			return per, true, at, nil
+	if !useCache {
+		return s.countAndCache(ctx, g, sel, hash)
+	}
+	if per, at, ok := s.recent.get(g.App.ID, hash); ok {
+		return per, true, at, nil
+	}
+	// Requests that miss the cache together share one reading of it and, when it is stale, one count:
+	// a count takes time in proportion to the app's jobs, and under steady traffic every list that
+	// arrived while it ran would otherwise start one of its own (the soak's lists did, each minute,
+	// five at a time over hundreds of thousands of jobs). The shared work outlives a caller who leaves.
+	type answer struct {
+		per    map[string]int64
+		cached bool
+		at     time.Time
+	}
+	ch := s.counting.DoChan(g.App.ID.String()+"/"+hash, func() (any, error) {
+		per, cached, at, err := s.cachedOrCount(context.WithoutCancel(ctx), g, sel, hash)
+		return answer{per, cached, at}, err
+	})
+	select {
+	case <-ctx.Done():
+		return nil, false, at, ctx.Err()
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, false, at, r.Err
 		}
-		var c struct {
-			Counts    []byte    `db:"counts"`
-			CountedAt time.Time `db:"counted_at"`
-			Age       float64   `db:"age"`
-		}
-		err := s.d.DB.GetContext(ctx, &c, `SELECT counts, counted_at, extract(epoch FROM now() - counted_at)::float8 AS age
-			FROM job_count_cache
-			WHERE app_id = $1 AND filter_hash = $2 AND counted_at > now() - make_interval(secs => $3)`,
-			g.App.ID, hash, cacheTTL.Seconds())
-		switch {
-		case err == nil:
-			if err := json.Unmarshal(c.Counts, &per); err != nil {
-				return nil, false, at, err
-			}
-			s.recent.put(g.App.ID, hash, per, c.CountedAt, time.Duration(c.Age*float64(time.Second)))
-			return per, true, c.CountedAt, nil
-		case !errors.Is(err, sql.ErrNoRows):
+		a := r.Val.(answer)
+		return a.per, a.cached, a.at, nil
+	}
+}
+
+// cachedOrCount answers from job_count_cache when its count is younger than a minute, else counts.
+func (s *Service) cachedOrCount(ctx context.Context, g *access.Grant, sel selection, hash string) (per map[string]int64, cached bool, at time.Time, err error) {
+	var c struct {
+		Counts    []byte    `db:"counts"`
+		CountedAt time.Time `db:"counted_at"`
+		Age       float64   `db:"age"`
+	}
+	err = s.d.DB.GetContext(ctx, &c, `SELECT counts, counted_at, extract(epoch FROM now() - counted_at)::float8 AS age
+		FROM job_count_cache
+		WHERE app_id = $1 AND filter_hash = $2 AND counted_at > now() - make_interval(secs => $3)`,
+		g.App.ID, hash, cacheTTL.Seconds())
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(c.Counts, &per); err != nil {
 			return nil, false, at, err
 		}
+		s.recent.put(g.App.ID, hash, per, c.CountedAt, time.Duration(c.Age*float64(time.Second)))
+		return per, true, c.CountedAt, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, false, at, err
 	}
+	return s.countAndCache(ctx, g, sel, hash)
+}
+
+// countAndCache counts a selection per status and keeps the count for a minute.
+func (s *Service) countAndCache(ctx context.Context, g *access.Grant, sel selection, hash string) (per map[string]int64, cached bool, at time.Time, err error) {
 	if per, err = s.groupCount(ctx, sel, "j.status"); err != nil {
 		return nil, false, at, err
 	}

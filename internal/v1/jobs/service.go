@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/v1/access"
@@ -47,6 +48,8 @@ type Admission interface {
 type Service struct {
 	d      Deps
 	recent *recentCounts
+	// counting shares one count among the requests that miss the cache together (statusCounts).
+	counting singleflight.Group
 }
 
 // New returns the service.
