@@ -4,14 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net/url"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/loopwork/loopwork/internal/dbx"
 )
 
 // insertTopic is River's channel for new jobs, and insertPayload its notification's payload (River's
@@ -102,7 +100,7 @@ func (p *pgListener) Connect(ctx context.Context) error {
 	if schema != "" {
 		p.prefix = schema + "."
 	}
-	cfg, err := pgconn.ParseConfig(listenerDSN(p.dsn))
+	cfg, err := pgconn.ParseConfig(dbx.PgxDSN(p.dsn))
 	if err != nil {
 		return err
 	}
@@ -119,27 +117,6 @@ func (p *pgListener) Connect(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// listenerDSN drops from dsn the settings only lib/pq knows (the pool's driver), which pgconn would
-// otherwise send to the server as run-time parameters it refuses.
-func listenerDSN(dsn string) string {
-	pqOnly := []string{"binary_parameters", "disable_prepared_binary_result"}
-	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		q := u.Query()
-		for _, k := range pqOnly {
-			q.Del(k)
-		}
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	var kept []string
-	for _, f := range strings.Fields(dsn) {
-		if k, _, _ := strings.Cut(f, "="); !slices.Contains(pqOnly, k) {
-			kept = append(kept, f)
-		}
-	}
-	return strings.Join(kept, " ")
 }
 
 func (p *pgListener) connected() (*pgconn.PgConn, error) {

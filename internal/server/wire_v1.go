@@ -78,7 +78,7 @@ func wireV1(c *core, eng *engineArea) *v1Area {
 	// what it is told of each execution that ends.
 	eng.engine.OnEnd(a.lifecycle.ExecutionEnded)
 	river.AddWorker(c.workers, bulk.NewWorker(d.DB, d.Logger))
-	a.exports = exports.New(exports.Deps{DB: d.DB, Grants: c.grants, Files: c.files, Logger: d.Logger,
+	a.exports = exports.New(exports.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Grants: c.grants, Files: c.files, Logger: d.Logger,
 		Silence: max(2*cfg.TaskLease, 10*time.Second), Observe: c.metrics.Export})
 	a.exports.Register(c.workers)
 	a.jobs = jobs.New(jobs.Deps{DB: d.DB, ReadDB: d.ReadDB, Grants: c.grants, Engine: eng.engine, Admission: a.lifecycle,

@@ -3,13 +3,13 @@ package exports
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/binary"
-	"errors"
 	"io"
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // appendJSONFloat formats a float the way encoding/json does, so the fast and the general paths agree.
@@ -29,13 +29,13 @@ func appendJSONFloat(dst []byte, f float64) []byte {
 }
 
 // members flattens a job's input and response, the response's annotations after what they annotate.
-func (o Options) members(out []member, j job) []member {
-	out = flattenRaw(out[:0], "input", j.Input)
+func (o Options) members(out []member, j job, names *keyNames) []member {
+	out = flattenRaw(out[:0], "input", j.Input, names)
 	from := len(out)
 	if j.Response == nil {
 		return append(out, member{"response", nil})
 	}
-	out = flattenRaw(out, "response", j.Response)
+	out = flattenRaw(out, "response", j.Response, names)
 	if len(o.Postfixes) == 0 {
 		return out
 	}
@@ -53,14 +53,15 @@ func (o Options) members(out []member, j job) []member {
 
 // fastJSONL writes JSON Lines without decoding any JSON: flattened keys are found by one scan of the
 // text, values are PostgreSQL's text compacted.
-func (s selection) fastJSONL(ctx context.Context, db *sql.DB, bw *bufio.Writer, count func()) error {
+func (s selection) fastJSONL(ctx context.Context, conn *pgx.Conn, bw *bufio.Writer, count func()) error {
 	o := s.Options
 	var line []byte
 	var mems []member
-	return s.each(ctx, db, func(j job) error {
+	var names keyNames
+	return s.each(ctx, conn, func(j job) error {
 		line = headJSON(line[:0], j)
 		if o.Flatten {
-			mems = o.members(mems, j)
+			mems = o.members(mems, j, &names)
 			for _, m := range mems {
 				line = append(line, ',')
 				line = appendJSONString(line, m.key)
@@ -90,9 +91,9 @@ func (s selection) fastJSONL(ctx context.Context, db *sql.DB, bw *bufio.Writer, 
 	})
 }
 
-// fastSpooledCSV writes flattened CSV: each row's cells go to a temporary file as key/value pairs while
-// the columns are collected, then the header and the rows are written.
-func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer, count func()) error {
+// fastSpooledCSV writes flattened CSV: each row's cells go to a temporary file, each under its column's
+// number, while the columns are collected, then the header and the rows are written.
+func (s selection) fastSpooledCSV(ctx context.Context, conn *pgx.Conn, bw *bufio.Writer, count func()) error {
 	o := s.Options
 	spool, err := os.CreateTemp("", "loopwork-export-")
 	if err != nil {
@@ -102,21 +103,36 @@ func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Wri
 	defer spool.Close()
 	sw := bufio.NewWriterSize(spool, 256<<10)
 	cols := newColumns()
+	// A cell is spooled under its column's number, given when the column is first seen.
+	ids := map[string]int{}
+	var keys []string
+	var filled []bool
+	id := func(key string) (int, bool) {
+		if i, ok := ids[key]; ok {
+			return i, false
+		}
+		ids[key] = len(keys)
+		keys, filled = append(keys, key), append(filled, false)
+		return len(keys) - 1, true
+	}
 	names := append(append([]string{}, fixed...), "feedback", "feedback_tags", "history")
+	for _, k := range names {
+		id(k)
+	}
 	var arena, rec []byte
 	var cells [][]byte
 	var mems []member
-	put := func(key string, val []byte) {
-		rec = binary.AppendUvarint(rec, uint64(len(key)))
-		rec = append(rec, key...)
+	var dotted keyNames
+	put := func(id int, val []byte) {
+		rec = binary.AppendUvarint(rec, uint64(id))
 		rec = binary.AppendUvarint(rec, uint64(len(val)))
 		rec = append(rec, val...)
 	}
-	err = s.each(ctx, db, func(j job) error {
+	err = s.each(ctx, conn, func(j job) error {
 		arena, cells = plainFields(j, Options{}, arena, cells)
 		rec = rec[:0]
 		n := len(fixed)
-		mems = o.members(mems, j)
+		mems = o.members(mems, j, &dotted)
 		tail := 0
 		if o.WithFeedback {
 			tail += 2
@@ -126,23 +142,26 @@ func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Wri
 		}
 		rec = binary.AppendUvarint(rec, uint64(n+len(mems)+tail))
 		for i := 0; i < n; i++ {
-			put(names[i], cells[i])
+			put(i, cells[i])
 		}
 		var cell []byte
 		for _, m := range mems {
-			cols.addKey(m.key)
-			if len(m.raw) > 0 && string(m.raw) != "null" {
-				cols.filled[m.key] = true
+			i, first := id(m.key)
+			if first {
+				cols.addKey(m.key)
+			}
+			if !filled[i] && len(m.raw) > 0 && string(m.raw) != "null" {
+				filled[i], cols.filled[m.key] = true, true
 			}
 			cell = cellOf(cell[:0], m.raw)
-			put(m.key, cell)
+			put(i, cell)
 		}
 		if o.WithFeedback {
-			put("feedback", appendCompact(cell[:0], j.Feedback))
-			put("feedback_tags", appendCompact(cell[:0], j.FeedbackTag))
+			put(ids["feedback"], appendCompact(cell[:0], j.Feedback))
+			put(ids["feedback_tags"], appendCompact(cell[:0], j.FeedbackTag))
 		}
 		if o.WithHistory {
-			put("history", appendCompact(cell[:0], j.History))
+			put(ids["history"], appendCompact(cell[:0], j.History))
 		}
 		if _, err := sw.Write(rec); err != nil {
 			return err
@@ -170,9 +189,13 @@ func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Wri
 		return err
 	}
 	header := cols.order(o.Postfixes)
-	at := make(map[string]int, len(header))
-	for i, h := range header {
-		at[h] = i
+	// Where each column's cells go; a column the header left out (an empty bare response) has none.
+	at := make([]int, len(keys))
+	for i := range at {
+		at[i] = -1
+	}
+	for h, k := range header {
+		at[ids[k]] = h
 	}
 	c := csvWriter{w: bw, delim: o.delimiter(), quoteAll: o.QuoteAll}
 	if !o.NoHeader {
@@ -180,60 +203,5 @@ func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Wri
 			return err
 		}
 	}
-	r := bufio.NewReaderSize(spool, 256<<10)
-	row := make([][]byte, len(header))
-	var buf []byte
-	for {
-		n, err := binary.ReadUvarint(r)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		for i := range row {
-			row[i] = nil
-		}
-		buf = buf[:0]
-		type span struct{ col, from, to int }
-		var spans [64]span
-		sp := spans[:0]
-		for k := uint64(0); k < n; k++ {
-			key, err := readChunk(r, &buf)
-			if err != nil {
-				return err
-			}
-			name := string(buf[key.from:key.to])
-			val, err := readChunk(r, &buf)
-			if err != nil {
-				return err
-			}
-			// A key the header left out (an empty bare response) has no column.
-			if col, ok := at[name]; ok {
-				sp = append(sp, span{col, val.from, val.to})
-			}
-		}
-		for _, s := range sp {
-			row[s.col] = buf[s.from:s.to]
-		}
-		if err := c.rowBytes(row); err != nil {
-			return err
-		}
-	}
-}
-
-type chunk struct{ from, to int }
-
-// readChunk appends one length-prefixed chunk of the spool to buf and says where it is.
-func readChunk(r *bufio.Reader, buf *[]byte) (chunk, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return chunk{}, err
-	}
-	from := len(*buf)
-	*buf = append(*buf, make([]byte, n)...)
-	if _, err := io.ReadFull(r, (*buf)[from:]); err != nil {
-		return chunk{}, err
-	}
-	return chunk{from, from + int(n)}, nil
+	return copyRows(bufio.NewReaderSize(spool, 256<<10), c, at, len(header))
 }

@@ -15,25 +15,25 @@ type member struct {
 
 // flattenRaw appends the members of a JSON object, nested objects flattened into dotted keys, reading
 // the text once without building values. A value that is not an object is one member under prefix.
-func flattenRaw(out []member, prefix string, raw []byte) []member {
+// names, when not nil, keeps the dotted keys already made, so that rows with the same keys share them.
+func flattenRaw(out []member, prefix string, raw []byte, names *keyNames) []member {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return append(out, member{prefix, raw})
 	}
-	return flattenObject(out, prefix, raw, i)
+	return flattenObject(out, prefix, raw, i, names)
 }
 
-func flattenObject(out []member, prefix string, raw []byte, i int) []member {
+func flattenObject(out []member, prefix string, raw []byte, i int, names *keyNames) []member {
 	i = skipSpace(raw, i+1) // past '{'
 	for i < len(raw) && raw[i] != '}' {
 		kEnd := stringEnd(raw, i)
-		key := unquote(raw[i:kEnd])
+		name := names.dotted(prefix, raw[i:kEnd])
 		i = skipSpace(raw, kEnd)
 		i = skipSpace(raw, i+1) // past ':'
 		vEnd := valueEnd(raw, i)
-		name := prefix + "." + key
 		if raw[i] == '{' && skipSpace(raw, i+1) < len(raw) && raw[skipSpace(raw, i+1)] != '}' {
-			out = flattenObject(out, name, raw, i)
+			out = flattenObject(out, name, raw, i, names)
 		} else {
 			out = append(out, member{name, raw[i:vEnd]})
 		}
@@ -91,6 +91,34 @@ func valueEnd(b []byte, i int) int {
 		j++
 	}
 	return j
+}
+
+// keyNames are dotted keys made before, by their prefix and key literal: an export's rows mostly have the
+// same keys, and making each anew cost two strings per key and row. At most keyNamesMax are kept.
+type keyNames struct {
+	m       map[string]string
+	scratch []byte
+}
+
+const keyNamesMax = 10_000
+
+// dotted is prefix.key for the string literal lit.
+func (k *keyNames) dotted(prefix string, lit []byte) string {
+	if k == nil {
+		return prefix + "." + unquote(lit)
+	}
+	k.scratch = append(append(append(k.scratch[:0], prefix...), 0), lit...)
+	if name, ok := k.m[string(k.scratch)]; ok {
+		return name
+	}
+	name := prefix + "." + unquote(lit)
+	if k.m == nil {
+		k.m = map[string]string{}
+	}
+	if len(k.m) < keyNamesMax {
+		k.m[string(k.scratch)] = name
+	}
+	return name
 }
 
 // unquote reads a JSON string literal; most need no unescaping and cost one copy.

@@ -25,11 +25,13 @@ const (
 
 // Deps are what the service needs.
 type Deps struct {
-	DB     *sqlx.DB
-	Grants *access.Grants
-	Queue  *queue.Client
-	Files  blob.Store
-	Logger *slog.Logger
+	DB *sqlx.DB
+	// DatabaseURL is DB's connection string: an export reads its rows on a connection of its own.
+	DatabaseURL string
+	Grants      *access.Grants
+	Queue       *queue.Client
+	Files       blob.Store
+	Logger      *slog.Logger
 	// Silence is how long an unfinished export may go without a heartbeat before it is taken for lost.
 	Silence time.Duration
 	// Observe, when set, is told of each export that starts (is recorded and queued), succeeds (its

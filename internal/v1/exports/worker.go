@@ -115,6 +115,11 @@ func (w *Worker) write(ctx context.Context, e work) (n, size int64, err error) {
 			_, _ = db.ExecContext(ctx, `UPDATE exports SET beat_at = now(), job_count = $2 WHERE id = $1`, e.ID, done)
 		}
 	}
+	conn, err := connectReader(ctx, w.s.d.DatabaseURL)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
 	pr, pw := io.Pipe()
 	type result struct {
 		n   int64
@@ -122,7 +127,7 @@ func (w *Worker) write(ctx context.Context, e work) (n, size int64, err error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		n, err := sel.write(ctx, db.DB, pw, progress)
+		n, err := sel.write(ctx, conn, pw, progress)
 		pw.CloseWithError(err)
 		done <- result{n, err}
 	}()

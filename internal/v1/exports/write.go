@@ -3,13 +3,13 @@ package exports
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
@@ -52,47 +52,10 @@ func utcText(col string) string {
 	return `rtrim(rtrim(to_char(` + col + ` AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`
 }
 
-// each streams the selected jobs to fn. lib/pq reads a result row by row off the connection, so the
-// memory held is one row's, whatever the number of jobs.
-func (s selection) each(ctx context.Context, db *sql.DB, fn func(job) error) error {
-	q, args, err := s.query()
-	if err != nil {
-		return err
-	}
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	// The JSON columns are scanned as sql.RawBytes, views of the driver's buffer valid until the next
-	// row: fn uses them before it returns, and nothing is copied.
-	var j job
-	var meta, input, response, tags, fbTags, feedback, history sql.RawBytes
-	for rows.Next() {
-		if err := rows.Scan(&j.ID, &j.Status, &j.BatchID, &tags, &j.CreatedAt, &j.CompletedAt, &j.Score, &j.TrustScore,
-			&j.Correct, &j.Reviewed, &j.Edited, &j.Relabeled, &j.Error, &meta, &input, &response, &fbTags,
-			&feedback, &history); err != nil {
-			return err
-		}
-		j.Metadata, j.Input, j.Response, j.Tags, j.FeedbackTag = meta, input, response, tags, fbTags
-		j.Feedback, j.History = feedback, history
-		if s.Options.WithFeedback && j.Feedback == nil {
-			j.Feedback = []byte("[]")
-		}
-		if s.Options.WithHistory && j.History == nil {
-			j.History = []byte("[]")
-		}
-		if err := fn(j); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // write streams the file to w and returns the number of jobs written. progress is told every
 // thousand jobs. A flattened CSV's columns are known only once every job was seen, so its rows wait in
 // a temporary file, not in memory, until the header can be written.
-func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress func(int64)) (int64, error) {
+func (s selection) write(ctx context.Context, conn *pgx.Conn, w io.Writer, progress func(int64)) (int64, error) {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var n int64
 	count := func() {
@@ -114,7 +77,7 @@ func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress 
 	var err error
 	switch {
 	case !o.CSV && general:
-		err = s.each(ctx, db, func(j job) error {
+		err = s.each(ctx, conn, func(j job) error {
 			recs, err := o.records(j)
 			if err != nil {
 				return fmt.Errorf("job %d: %w", j.ID, err)
@@ -131,13 +94,13 @@ func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress 
 			return nil
 		})
 	case !o.CSV:
-		err = s.fastJSONL(ctx, db, bw, count)
+		err = s.fastJSONL(ctx, conn, bw, count)
 	case !o.Flatten:
-		err = s.fixedCSV(ctx, db, bw, count)
+		err = s.fixedCSV(ctx, conn, bw, count)
 	case general:
-		err = s.spooledCSV(ctx, db, bw, count)
+		err = s.spooledCSV(ctx, conn, bw, count)
 	default:
-		err = s.fastSpooledCSV(ctx, db, bw, count)
+		err = s.fastSpooledCSV(ctx, conn, bw, count)
 	}
 	if err != nil {
 		return n, err
@@ -146,7 +109,7 @@ func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress 
 }
 
 // fixedCSV writes CSV whose columns do not depend on the data: input and response are JSON text.
-func (s selection) fixedCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer, count func()) error {
+func (s selection) fixedCSV(ctx context.Context, conn *pgx.Conn, bw *bufio.Writer, count func()) error {
 	o := s.Options
 	c := csvWriter{w: bw, delim: o.delimiter(), quoteAll: o.QuoteAll}
 	header := append(append([]string{}, fixed...), "input", "response")
@@ -164,7 +127,7 @@ func (s selection) fixedCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer, c
 	if !o.FlattenTables && len(o.Postfixes) == 0 {
 		var arena []byte
 		var buf [][]byte
-		return s.each(ctx, db, func(j job) error {
+		return s.each(ctx, conn, func(j job) error {
 			arena, buf = plainFields(j, o, arena, buf)
 			if err := c.rowBytes(buf); err != nil {
 				return err
@@ -173,7 +136,7 @@ func (s selection) fixedCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer, c
 			return nil
 		})
 	}
-	return s.each(ctx, db, func(j job) error {
+	return s.each(ctx, conn, func(j job) error {
 		recs, err := o.records(j)
 		if err != nil {
 			return fmt.Errorf("job %d: %w", j.ID, err)
@@ -190,7 +153,7 @@ func (s selection) fixedCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer, c
 
 // spooledCSV writes flattened CSV: records go to a temporary file while the columns are collected,
 // then the header and the rows are written.
-func (s selection) spooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer, count func()) error {
+func (s selection) spooledCSV(ctx context.Context, conn *pgx.Conn, bw *bufio.Writer, count func()) error {
 	o := s.Options
 	spool, err := os.CreateTemp("", "loopwork-export-")
 	if err != nil {
@@ -200,7 +163,7 @@ func (s selection) spooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Writer,
 	defer spool.Close()
 	sw := bufio.NewWriterSize(spool, 256<<10)
 	cols := newColumns()
-	err = s.each(ctx, db, func(j job) error {
+	err = s.each(ctx, conn, func(j job) error {
 		recs, err := o.records(j)
 		if err != nil {
 			return fmt.Errorf("job %d: %w", j.ID, err)
