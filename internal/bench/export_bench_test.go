@@ -12,8 +12,9 @@ import (
 
 // BenchmarkExport exports 1,000,000 jobs (BENCH_JOBS=n for fewer) to CSV through a server process, and
 // in the same run has psql \copy write the same rows and columns; it reports rows per second of both,
-// their ratio (goal ≥ 0.5), and how much the server's resident memory grew while it wrote the file
-// (goal ≤ 100 MB). Then the flattened CSV and JSON Lines, and the export through a SIGKILL.
+// their ratio (goal ≥ 0.8), and how much the server's resident memory grew while it wrote the file
+// (goal ≤ 100 MB). Then the flattened CSV and JSON Lines, each against the same \copy, and the export
+// through a SIGKILL.
 func BenchmarkExport(b *testing.B) {
 	n := 1_000_000
 	if v := os.Getenv("BENCH_JOBS"); v != "" {
@@ -21,6 +22,8 @@ func BenchmarkExport(b *testing.B) {
 	}
 	s := bench.NewExportSetup(b, n)
 	p := s.Serve(b)
+	copyTook := psqlCopy(b, s.DSN(), s.App().String())
+	report(b, "psql \\copy of the nested CSV's rows and columns", "%.2f s: %.0f rows/s", copyTook.Seconds(), float64(n)/copyTook.Seconds())
 	for _, c := range []struct{ name, query string }{
 		{"CSV, nested input and response as JSON text", "csv=true&flattenedOutput=false"},
 		{"CSV, flattened (the default columns)", "csv=true"},
@@ -46,11 +49,7 @@ func BenchmarkExport(b *testing.B) {
 		took := time.Since(began)
 		report(b, "export "+c.name, "%d jobs in %.2f s: %.0f rows/s, RSS +%.1f MB (%.0f → %.0f MB)", n, took.Seconds(),
 			float64(n)/took.Seconds(), float64(peak-before)/(1<<20), float64(before)/(1<<20), float64(peak)/(1<<20))
-		if c.query == "csv=true&flattenedOutput=false" {
-			copyTook := psqlCopy(b, s.DSN(), s.App().String())
-			report(b, "  psql \\copy of the same rows and columns", "%.2f s: %.0f rows/s", copyTook.Seconds(), float64(n)/copyTook.Seconds())
-			report(b, "  export / psql \\copy (rows per second)", "%.2f", copyTook.Seconds()/took.Seconds())
-		}
+		report(b, "  export / psql \\copy (rows per second)", "%.2f", copyTook.Seconds()/took.Seconds())
 	}
 	took, atKill := bench.ExportThroughKill9(b, n)
 	report(b, "export through kill -9 (CSV with history)", "%d jobs: %d written at the kill, whole and each once %.1f s after the request",

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"io"
 	"math"
 	"os"
 	"strconv"
@@ -123,6 +122,9 @@ func (s selection) fastSpooledCSV(ctx context.Context, conn *pgx.Conn, bw *bufio
 	var cells [][]byte
 	var mems []member
 	var dotted keyNames
+	// Where every segmentRows-th row starts in the spool, for the second pass to share out.
+	var marks []int64
+	var rows, written int64
 	put := func(id int, val []byte) {
 		rec = binary.AppendUvarint(rec, uint64(id))
 		rec = binary.AppendUvarint(rec, uint64(len(val)))
@@ -163,6 +165,11 @@ func (s selection) fastSpooledCSV(ctx context.Context, conn *pgx.Conn, bw *bufio
 		if o.WithHistory {
 			put(ids["history"], appendCompact(cell[:0], j.History))
 		}
+		if rows%segmentRows == 0 {
+			marks = append(marks, written)
+		}
+		rows++
+		written += int64(len(rec))
 		if _, err := sw.Write(rec); err != nil {
 			return err
 		}
@@ -185,9 +192,6 @@ func (s selection) fastSpooledCSV(ctx context.Context, conn *pgx.Conn, bw *bufio
 	if o.WithHistory {
 		cols.addKey("history")
 	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
 	header := cols.order(o.Postfixes)
 	// Where each column's cells go; a column the header left out (an empty bare response) has none.
 	at := make([]int, len(keys))
@@ -203,5 +207,5 @@ func (s selection) fastSpooledCSV(ctx context.Context, conn *pgx.Conn, bw *bufio
 			return err
 		}
 	}
-	return copyRows(bufio.NewReaderSize(spool, 256<<10), c, at, len(header))
+	return copySegments(spool, append(marks, written), c, at, len(header))
 }
