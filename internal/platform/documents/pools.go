@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/lib/pq"
+	"github.com/loopwork/loopwork/internal/dbx"
 )
 
 // dsn is the documents cluster's URL naming another database, and another user when user is not empty.
@@ -72,12 +73,7 @@ func (s *Service) connectOwner(ctx context.Context, t tenantDB) (*pgx.Conn, erro
 }
 
 func pgxConnect(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, err
-	}
-	delete(cfg.RuntimeParams, "binary_parameters") // lib/pq's own option, not a setting of the server
-	return pgx.ConnectConfig(ctx, cfg)
+	return dbx.ConnectPgx(ctx, dsn, nil)
 }
 
 // usedSQL measures the organization's tables on disk, with their indexes and TOAST, except the one

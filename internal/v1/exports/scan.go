@@ -135,7 +135,7 @@ var known = map[string]string{}
 
 func init() {
 	for _, s := range []string{"SCHEDULED", "IN_PROGRESS", "SUSPENDED", "PENDING", "FAILED", "CANCELED", "EXPIRED",
-		"COMPLETED", "NOT_REVIEWED", "REVIEWED_CORRECT", "REVIEWED_INCORRECT", "CORRECT", "INCORRECT"} {
+		"COMPLETED", "NOT_REVIEWED", "CORRECT", "NOT_CORRECT"} {
 		known[s] = s
 	}
 }
