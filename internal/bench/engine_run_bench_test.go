@@ -41,7 +41,7 @@ func newEngineRun(b *testing.B, name string, opts ...testkit.Option) *engineRun 
 	if err := credits.Grant(context.Background(), env.DB, org, 1_000_000); err != nil {
 		b.Fatal(err)
 	}
-	r := &engineRun{b: b, name: name, env: env, org: org, c: client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}}
+	r := &engineRun{b: b, name: name, env: env, org: org, c: client{t: b, http: keepAlive(), base: env.URL, token: admin.Token}}
 	newFlow := func(def string) string {
 		return r.c.createFlow([]byte(`{"display_name": "bench", "definition": ` + def + `}`))
 	}
