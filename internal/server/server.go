@@ -60,6 +60,7 @@ type Server struct {
 	inboundAddr string
 	listener    *emailtasks.Listener
 	engine      *run.Engine
+	numbers     *sqlx.DB
 	jq          *jqrun.Pool
 	echo        *echo.Echo
 	health      *health.Service
@@ -102,7 +103,7 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{inbound: api.emailtasksService, inboundAddr: c.cfg.InboundSMTPAddr, engine: eng.engine, jq: eng.jqPool,
+	return &Server{inbound: api.emailtasksService, inboundAddr: c.cfg.InboundSMTPAddr, engine: eng.engine, numbers: eng.numbers, jq: eng.jqPool,
 		echo: e, health: api.healthService, queue: q, sweeps: c.sweeps, tokens: c.tokens, bus: c.bus, dsn: c.cfg.DatabaseURL,
 		logger: d.Logger, metrics: c.metrics, metricsAddr: c.cfg.MetricsAddr}, nil
 }
@@ -183,6 +184,7 @@ func (s *Server) Stop(grace time.Duration) error {
 	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))
 	s.sweeps.Wait() // leadership ended with the client: the sweeps' statements are cancelled
 	s.jq.Close()
+	_ = s.numbers.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/blob"
+	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/jqrun"
 	"github.com/loopwork/loopwork/internal/engine/run"
@@ -25,7 +27,9 @@ import (
 // whose parts are executors (reviews' human_review, documents' SQL connections), so they are built with
 // the engine rather than with the rest of /api.
 type engineArea struct {
-	engine    *run.Engine
+	engine *run.Engine
+	// numbers is the engine's pool for run numbers (run.Deps.Numbers).
+	numbers   *sqlx.DB
 	jqPool    *jqrun.Pool
 	reviews   *reviews.Service
 	documents *documents.Service
@@ -59,7 +63,15 @@ func wireEngine(c *core) (*engineArea, error) {
 		return nil, err
 	}
 	execs := c.metrics.Executors(builtin)
-	a.engine = run.New(run.Deps{DB: d.DB, Registry: c.registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
+	// Two connections at most, closed after a minute unused: numbers are taken in blocks, one statement
+	// for many starts of a busy flow, and an idle server holds none.
+	numbers, err := dbx.Open(context.Background(), cfg.DatabaseURL, dbx.PoolOptions{MaxOpenConns: 2, MaxIdleConns: 2})
+	if err != nil {
+		return nil, err
+	}
+	numbers.SetConnMaxIdleTime(time.Minute)
+	a.numbers = numbers
+	a.engine = run.New(run.Deps{DB: d.DB, Numbers: numbers, Registry: c.registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider(), JQ: a.jqPool,
 		EdgeTime: cfg.JQShortTime})
 	// A setter, unavoidably: the engine runs reviews' executor, so reviews exists first, and reviews

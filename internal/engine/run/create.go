@@ -19,8 +19,8 @@ type NewExecution struct {
 	// JobApp and Job name the /v1 job the execution runs, if any.
 	JobApp *uuid.UUID
 	Job    *int64
-	// RunNumber, when not 0, was taken with TakeRunNumber before the transaction; otherwise Create takes
-	// one from the flow's counter at the end of the transaction.
+	// RunNumber, when not 0, was taken apart from the transaction (TakeRunNumber, RunNumber); otherwise
+	// Create takes one from the flow's counter at the end of the transaction.
 	RunNumber int
 	// Pre holds its first tasks' outcomes, run ahead by Prepare (nil: none).
 	Pre *Prepared

@@ -48,7 +48,10 @@ const DefaultTimeout = 5 * time.Minute
 
 // Deps are what the engine needs.
 type Deps struct {
-	DB        *sqlx.DB
+	DB *sqlx.DB
+	// Numbers is a small pool of its own for run numbers taken during a start's transaction (see
+	// RunNumber; nil: such starts take theirs in the transaction).
+	Numbers   *sqlx.DB
 	Registry  *tasks.Registry
 	Executors executors.Set
 	Logger    *slog.Logger
@@ -76,17 +79,19 @@ const DefaultLease = 30 * time.Second
 
 // Engine runs flow executions.
 type Engine struct {
-	db     *sqlx.DB
-	reg    *tasks.Registry
-	execs  executors.Set
-	log    *slog.Logger
-	now    func() time.Time
-	lease  time.Duration
-	queue  *queue.Client
-	tracer trace.Tracer
-	jq     edgeJQ
-	local  *local
-	groups groups
+	db *sqlx.DB
+	// numbers is Deps.Numbers.
+	numbers *sqlx.DB
+	reg     *tasks.Registry
+	execs   executors.Set
+	log     *slog.Logger
+	now     func() time.Time
+	lease   time.Duration
+	queue   *queue.Client
+	tracer  trace.Tracer
+	jq      edgeJQ
+	local   *local
+	groups  groups
 	// running holds a place for each executor running in this process, River's and local alike, shared
 	// fairly between organizations (see fairshare).
 	running *fairshare.Semaphore[uuid.UUID]
@@ -124,7 +129,7 @@ func New(d Deps) *Engine {
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
-	e := &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
+	e := &Engine{db: d.DB, numbers: d.Numbers, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
 		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}, maxVars: MaxVars}
 	e.ttl = e.ttlSweep()

@@ -25,8 +25,8 @@ type Spec struct {
 	// ID, when set, is the execution's id, chosen beforehand: the job (Job) was written naming it
 	// already. Otherwise the execution gets a new id, and Create names it to its job.
 	ID uuid.UUID
-	// RunNumber, when not 0, was taken with TakeRunNumber before the transaction; otherwise Create takes
-	// one from the flow's counter at the end of the transaction.
+	// RunNumber, when not 0, was taken apart from the transaction (TakeRunNumber, RunNumber); otherwise
+	// Create takes one from the flow's counter at the end of the transaction.
 	RunNumber int
 	// Pre holds its first tasks' outcomes, run before the transaction by the engine's Prepare.
 	Pre *run.Prepared

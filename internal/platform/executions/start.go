@@ -38,8 +38,14 @@ func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartF
 		if err := credits.Reserve(ctx, tx, p.OrganizationID, 1); err != nil {
 			return err
 		}
+		// The number is taken now that the start is sure, on a connection of its own, so that concurrent
+		// starts of the flow do not hold its counter row until they commit (see run.RunNumber).
+		number, err := s.engine.RunNumber(ctx, f.ID)
+		if err != nil {
+			return err
+		}
 		r, st, err = Create(ctx, tx, s.engine, Spec{Org: f.Org, Flow: f.ID, Version: f.Version, Input: input,
-			CreatedBy: &p.UserID, Actor: p.Actor()})
+			CreatedBy: &p.UserID, Actor: p.Actor(), RunNumber: number})
 		return err
 	})
 	if err != nil {
