@@ -3910,7 +3910,7 @@ export interface components {
             organization_id: string;
             /** @description What the execution produced, once `completed`: the output of its final task (the one no edge leaves), or, when it has several, an object of their outputs by task name (skipped ones left out). Null before then. */
             output?: components["schemas"]["JsonValue"];
-            /** @description Position of the execution among all executions of its flow by creation time (1 for the first), deleted ones included, so visible numbers may have gaps. Executions started by /v1 jobs take numbers a server hands out from blocks it reserves while a flow is started often: these grow with creation time on each server, and numbers a server reserved but did not use (it restarted, or a start failed) are gaps too. Filled only with `include_run_number=true`, otherwise null. */
+            /** @description Position of the execution among all executions of its flow by creation time (1 for the first), deleted ones included, so visible numbers may have gaps. Starts take numbers a server hands out from blocks it reserves while a flow is started often, through this interface or by /v1 jobs: these grow with creation time on each server, and numbers a server reserved but did not use (it restarted, or a start failed after taking one) are gaps too. A start refused (no credits, an invalid flow) takes no number. Filled only with `include_run_number=true`, otherwise null. */
             run_number: number | null;
             /**
              * Format: date-time

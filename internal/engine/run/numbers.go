@@ -13,9 +13,9 @@ import (
 
 // Run numbers come from the flow's counter row (flows.executions_started), the one row every start of a
 // flow shares. Taken inside the start's transaction, its lock is held until that transaction commits,
-// and concurrent starts of one flow queue behind each other on it: measured with pgbench, the rows of a
-// start with the counter's update last ran at a quarter of the rate of the same rows without it, 16
-// clients on one flow. TakeRunNumber instead takes numbers in blocks, in a statement of its own: a flow
+// and concurrent starts of one flow queue behind each other on it: in BenchmarkStarts, pgbench wrote the
+// rows of a start at a third to a half of its rate once the counter's update was added last, 16 clients
+// on one flow. TakeRunNumber instead takes numbers in blocks, in a statement of its own: a flow
 // started often takes a block of up to maxBlock numbers at a time and hands them out in this process, a
 // flow started now and then takes one at a time. Numbers still grow with creation time on one server; a
 // block that a restart or a failed start leaves unused is a gap, as deleted executions are.
