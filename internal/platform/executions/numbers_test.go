@@ -144,11 +144,16 @@ func TestRunNumberCommitStaysLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer one.Close()
+	// A value of the session's own, which neither the cluster's default (off in the test clusters) nor
+	// the statement's sets, on the pool's one connection.
+	if _, err := one.Exec(`SET synchronous_commit = remote_apply`); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := run.TakeRunNumber(ctx, one, flow); err != nil || n != 1 {
 		t.Fatalf("took %d, %v", n, err)
 	}
 	var mode string
-	if err := one.Get(&mode, `SHOW synchronous_commit`); err != nil || mode != "on" {
-		t.Fatalf("synchronous_commit after taking a number: %q, %v", mode, err)
+	if err := one.Get(&mode, `SHOW synchronous_commit`); err != nil || mode != "remote_apply" {
+		t.Fatalf("synchronous_commit after taking a number: %q, %v; want the session's remote_apply", mode, err)
 	}
 }
