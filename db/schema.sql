@@ -47,6 +47,39 @@ CREATE TYPE public.river_job_state AS ENUM (
 
 
 --
+-- Name: counter_shard(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.counter_shard() RETURNS smallint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  s text := current_setting('loopwork.counter_shard', true);
+  held int;
+BEGIN
+  IF s IS NOT NULL AND s <> '' THEN
+    RETURN s::smallint;
+  END IF;
+  SELECT l.objid::int INTO held FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid()
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.classid = 1819242339 AND l.objsubid = 2 AND l.granted LIMIT 1;
+  IF held IS NULL THEN
+    FOR i IN 0..1023 LOOP
+      IF pg_try_advisory_lock(1819242339, i) THEN
+        held := i;
+        EXIT;
+      END IF;
+    END LOOP;
+  END IF;
+  IF held IS NULL THEN
+    RETURN (pg_backend_pid() % 1024)::smallint;
+  END IF;
+  PERFORM set_config('loopwork.counter_shard', held::text, false);
+  RETURN held::smallint;
+END $$;
+
+
+--
 -- Name: flows_count(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -117,7 +150,7 @@ CREATE FUNCTION public.job_counters_delete() RETURNS trigger
     AS $$
 BEGIN
   INSERT INTO job_counters (app_id, status, shard, n)
-  SELECT app_id, status, (pg_backend_pid() % 64)::smallint, -count(*) FROM old_jobs GROUP BY app_id, status
+  SELECT app_id, status, counter_shard(), -count(*) FROM old_jobs GROUP BY app_id, status
   ON CONFLICT (app_id, status, shard) DO UPDATE SET n = job_counters.n + EXCLUDED.n;
   RETURN NULL;
 END $$;
@@ -132,7 +165,7 @@ CREATE FUNCTION public.job_counters_insert() RETURNS trigger
     AS $$
 BEGIN
   INSERT INTO job_counters (app_id, status, shard, n)
-  SELECT app_id, status, (pg_backend_pid() % 64)::smallint, count(*) FROM new_jobs GROUP BY app_id, status
+  SELECT app_id, status, counter_shard(), count(*) FROM new_jobs GROUP BY app_id, status
   ON CONFLICT (app_id, status, shard) DO UPDATE SET n = job_counters.n + EXCLUDED.n;
   RETURN NULL;
 END $$;
@@ -147,7 +180,7 @@ CREATE FUNCTION public.job_counters_update() RETURNS trigger
     AS $$
 BEGIN
   INSERT INTO job_counters (app_id, status, shard, n)
-  SELECT app_id, status, (pg_backend_pid() % 64)::smallint, sum(d) FROM (
+  SELECT app_id, status, counter_shard(), sum(d) FROM (
     SELECT app_id, status, -1 AS d FROM old_jobs
     UNION ALL
     SELECT app_id, status, 1 FROM new_jobs
@@ -746,7 +779,7 @@ CREATE TABLE public.credit_balances (
     shard smallint NOT NULL,
     granted bigint DEFAULT 0 NOT NULL,
     consumed bigint DEFAULT 0 NOT NULL,
-    CONSTRAINT credit_balances_shard_check CHECK (((shard >= 0) AND (shard <= 63)))
+    CONSTRAINT credit_balances_shard_check CHECK (((shard >= 0) AND (shard <= 1023)))
 );
 
 

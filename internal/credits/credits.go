@@ -24,10 +24,10 @@ var LLMCallProduct = uuid.MustParse("00000000-0000-4000-8000-000000000002")
 // ErrNoCredits means the organization cannot pay for what it asked (402).
 var ErrNoCredits = errors.New("the organization has no credits left")
 
-// shard picks a connection's own row of credit_balances (its shard column, 0 to 63 by a check): a
-// connection runs one transaction at a time, so concurrent writers of one organization do not wait
-// on each other's rows.
-const shard = `(pg_backend_pid() % 64)::smallint`
+// shard picks a connection's own row of credit_balances (its shard column, 0 to 1023 by a check), one
+// no other live connection has (counter_shard, migration 00101): a connection runs one transaction at a
+// time, so concurrent writers of one organization never wait on each other's rows.
+const shard = `counter_shard()`
 
 // Comfortable is the balance above which concurrent consumers need not be serialised: with at most a
 // few hundred requests in flight, none of them can take the balance below zero.
