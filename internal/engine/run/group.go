@@ -202,12 +202,12 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 				detail = coalesce(nullif(d.dt, '')::jsonb, t.detail)
 			FROM d, flow_executions x
 			WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i
-			  AND t.status COLLATE "C" = 'running' AND x.id = t.flow_execution_id
+			  AND t.status COLLATE "C" = 'running' AND x.id = t.flow_execution_id`+inNames("t.task_name", "$2")+`
 			RETURNING t.task_name, t.status AS attempt_status, t.output, x.organization_id, x.flow_id, x.flow_version,
 				x.status, x.tasks_left),
 		k AS (
 			UPDATE execution_tasks k SET state = 'completed', output = att.output, updated_at = now()
-			FROM att WHERE att.attempt_status = 'completed' AND k.flow_execution_id = $1 AND k.task_name = att.task_name)
+			FROM att WHERE att.attempt_status = 'completed' AND k.flow_execution_id = $1 AND k.task_name = att.task_name`+inNames("k.task_name", "$2")+`)
 		SELECT task_name, attempt_status, coalesce(output, 'null') AS output, organization_id, flow_id, flow_version,
 			status, tasks_left FROM att ORDER BY task_name`,
 		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs), pq.Array(details)); err != nil {

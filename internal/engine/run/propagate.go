@@ -38,9 +38,9 @@ func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan,
 		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) AS d (n, i, o, dt)),
 		att AS (UPDATE task_executions t SET status = 'completed', output = d.o::jsonb, completed_at = now(), updated_at = now(),
 		        detail = coalesce(nullif(d.dt, '')::jsonb, t.detail)
-		        FROM d WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i)
+		        FROM d WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i`+inNames("t.task_name", "$2")+`)
 		UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
-		FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`,
+		FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`+inNames("k.task_name", "$2"),
 		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs), pq.Array(details)); err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		if err := w.tx.SelectContext(ctx, &rows, `WITH u AS (UPDATE execution_tasks k SET waiting_on = k.waiting_on - d.n,
 			held = k.held OR d.h, updated_at = now()
 			FROM unnest($2::text[], $3::bigint[], $4::boolean[]) AS d (t, n, h)
-			WHERE k.flow_execution_id = $1 AND k.task_name = d.t AND k.state = 'waiting'
+			WHERE k.flow_execution_id = $1 AND k.task_name = d.t AND k.state = 'waiting'`+inNames("k.task_name", "$2")+`
 			RETURNING k.task_name, k.held, k.waiting_on)
 			SELECT task_name, held FROM u WHERE waiting_on = 0 ORDER BY task_name`,
 			w.exec, pq.Array(targets), pq.Array(ns), pq.Array(hs)); err != nil {
@@ -190,7 +190,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 	if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', finished_at = now(), updated_at = now(),
 		output = (SELECT CASE WHEN $3 AND count(*) = 1 THEN (array_agg(coalesce(k.output, 'null')))[1]
 				ELSE coalesce(jsonb_object_agg(k.task_name, coalesce(k.output, 'null')), '{}') END
-			FROM execution_tasks k WHERE k.flow_execution_id = $1 AND k.task_name = ANY($2) AND k.state = 'completed')
+			FROM execution_tasks k WHERE k.flow_execution_id = $1 AND k.task_name = ANY($2) AND k.state = 'completed'`+inNames("k.task_name", "$2")+`)
 		WHERE id = $1`, exec, pq.Array(sinks), len(sinks) == 1); err != nil {
 		return err
 	}

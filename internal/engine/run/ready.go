@@ -16,7 +16,7 @@ func (w *walk) skip(ctx context.Context, tasks []string) error {
 		return nil
 	}
 	_, err := w.tx.ExecContext(ctx, `WITH s AS (UPDATE execution_tasks SET state = 'skipped', updated_at = now()
-			WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting' RETURNING organization_id, task_name)
+			WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting'`+inNames("task_name", "$2")+` RETURNING organization_id, task_name)
 		INSERT INTO flow_task_statuses (organization_id, flow_execution_id, task_name, status, modified_by)
 		SELECT organization_id, $1, task_name, 'skipped', 'system' FROM s ORDER BY task_name`, w.exec, pq.Array(tasks))
 	return err
@@ -37,7 +37,7 @@ func (w *walk) start(ctx context.Context, tasks []string) error {
 		Attempts int    `db:"attempts"`
 	}
 	if err := w.tx.SelectContext(ctx, &rows, `UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
-		updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting'
+		updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting'`+inNames("task_name", "$2")+`
 		RETURNING task_name, attempts`,
 		w.exec, pq.Array(tasks)); err != nil {
 		return err
@@ -76,7 +76,7 @@ func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawM
 		Input  bool            `db:"is_input"`
 	}
 	if err := w.tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output, false AS is_input
-		FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'
+		FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`+inNames("task_name", "$2")+`
 		UNION ALL SELECT '', coalesce(input, '{}'), true FROM flow_executions WHERE id = $1 AND $3`,
 		w.exec, pq.Array(names), wantInput); err != nil {
 		return nil, nil, err
