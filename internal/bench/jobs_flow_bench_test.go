@@ -54,8 +54,19 @@ func BenchmarkJobsOnFlows(b *testing.B) {
 	var all bench.Result
 	var pgTx, pgFlowTx float64
 	flowScript := flowBoundScript(org.String(), app.String(), flow)
+	stmts := newStatements(b, env.DB)
 	for round := 0; round < rounds; round++ {
-		all = all.Merge(bench.Run(clients, roundTime, submit))
+		before := stmts.read()
+		res := bench.Run(clients, roundTime, submit)
+		if after := stmts.read(); round == 0 && after != nil {
+			var calls int64
+			for id, a := range after {
+				calls += a.Calls - before[id].Calls
+			}
+			report(b, "statements a submission sends PostgreSQL (pg_stat_statements, first round)", "%.1f", float64(calls)/float64(res.Requests))
+			stmts.report("  where the database's time went in that round", before, after)
+		}
+		all = all.Merge(res)
 		pgTx += pgbench(b, testkit.DSN(b, env.DB), org, app, roundTime) * roundTime.Seconds()
 		pgFlowTx += pgbenchScript(b, testkit.DSN(b, env.DB), flowScript, clients, roundTime) * roundTime.Seconds()
 	}
