@@ -191,53 +191,106 @@ END $$;
 
 
 --
--- Name: job_follows_execution(); Type: FUNCTION; Schema: public; Owner: -
+-- Name: flow_executions; Type: TABLE; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.job_follows_execution() RETURNS trigger
+CREATE TABLE public.flow_executions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    organization_id uuid NOT NULL,
+    flow_id uuid NOT NULL,
+    flow_version integer NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    input jsonb DEFAULT '{}'::jsonb NOT NULL,
+    output jsonb,
+    error jsonb,
+    run_number bigint NOT NULL,
+    created_by uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    modified_by text DEFAULT 'system'::text NOT NULL,
+    deleted_at timestamp with time zone,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    tasks_left integer DEFAULT 0 NOT NULL,
+    job_app_id uuid,
+    job_id bigint,
+    CONSTRAINT flow_executions_flow_version_check CHECK ((flow_version >= 1)),
+    CONSTRAINT flow_executions_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'in_progress'::text, 'completed'::text, 'failed'::text, 'deleted'::text, 'stale'::text, 'awaiting_input'::text]))),
+    CONSTRAINT flow_executions_tasks_left_check CHECK ((tasks_left >= 0))
+);
+
+
+--
+-- Name: job_follow(public.flow_executions, boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.job_follow(x public.flow_executions, through_running boolean) RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
   s text;  -- the job's status
   ps text; -- its processing state
 BEGIN
-  -- A change of /v1's own (a bulk operation, the expiry sweep) moves its jobs itself.
-  IF current_setting('loopwork.jobs_follow', true) = 'off' THEN
-    RETURN NULL;
+  IF x.job_id IS NULL THEN
+    RETURN;
   END IF;
-  CASE NEW.status
+  CASE x.status
     WHEN 'queued' THEN s := 'SCHEDULED'; ps := 'QUEUED';
     WHEN 'running', 'in_progress' THEN s := 'IN_PROGRESS'; ps := 'PROCESSING';
     WHEN 'awaiting_input' THEN s := 'SUSPENDED'; ps := 'AWAITING_HUMAN';
     WHEN 'completed' THEN s := 'COMPLETED'; ps := 'DONE';
     WHEN 'failed' THEN
-      IF NEW.error ->> 'type' = 'stopped' THEN s := 'CANCELED'; ELSE s := 'FAILED'; END IF;
+      IF x.error ->> 'type' = 'stopped' THEN s := 'CANCELED'; ELSE s := 'FAILED'; END IF;
       ps := 'ERROR';
     WHEN 'deleted' THEN s := 'CANCELED'; ps := 'ERROR';
-    ELSE RETURN NULL; -- stale: the execution's result stands for the job
+    ELSE RETURN; -- stale: the execution's result stands for the job
   END CASE;
+  through_running := through_running AND s NOT IN ('SCHEDULED', 'IN_PROGRESS');
   WITH prev AS (
     SELECT id, app_id, organization_id, status, processing_state FROM jobs
-    WHERE app_id = NEW.job_app_id AND id = NEW.job_id AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELED', 'EXPIRED') FOR UPDATE),
+    WHERE app_id = x.job_app_id AND id = x.job_id AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELED', 'EXPIRED') FOR UPDATE),
   moved AS (
     UPDATE jobs j SET status = s, processing_state = ps, updated_at = now(),
-      response = CASE WHEN s = 'COMPLETED' THEN NEW.output ELSE j.response END,
-      error = CASE WHEN s = 'FAILED' THEN coalesce('task ' || (NEW.error ->> 'task') || ': ', '')
-        || coalesce(NEW.error ->> 'message', 'the flow execution failed') ELSE j.error END,
+      response = CASE WHEN s = 'COMPLETED' THEN x.output ELSE j.response END,
+      error = CASE WHEN s = 'FAILED' THEN coalesce('task ' || (x.error ->> 'task') || ': ', '')
+        || coalesce(x.error ->> 'message', 'the flow execution failed') ELSE j.error END,
       completed_at = CASE WHEN s = 'COMPLETED' THEN now() ELSE j.completed_at END,
-      score = CASE WHEN s = 'COMPLETED' THEN coalesce(model_confidence(NEW.output), j.score) ELSE j.score END,
+      score = CASE WHEN s = 'COMPLETED' THEN coalesce(model_confidence(x.output), j.score) ELSE j.score END,
       -- A final job is nobody's to label any more.
       assigned_to = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.assigned_to END,
       lock_expires_at = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.lock_expires_at END
-    FROM prev WHERE j.app_id = NEW.job_app_id AND j.id = NEW.job_id AND (prev.status <> s OR prev.processing_state <> ps)
-    RETURNING j.id)
+    FROM prev WHERE j.app_id = x.job_app_id AND j.id = x.job_id AND (prev.status <> s OR prev.processing_state <> ps)
+    RETURNING j.id),
+  -- Through IN_PROGRESS: from where the job was to IN_PROGRESS (PROCESSING), then on to where it is.
+  pass AS (SELECT through_running AND prev.status <> 'IN_PROGRESS' AS via FROM prev)
   INSERT INTO job_history (job_id, app_id, organization_id, event, from_status, to_status, details)
   SELECT prev.id, prev.app_id, prev.organization_id, e.event, e.from_status, e.to_status,
-    jsonb_build_object('flow_execution_id', NEW.id)
-  FROM prev JOIN moved ON moved.id = prev.id
-  CROSS JOIN LATERAL (VALUES ('STATUS_CHANGED', prev.status, s), ('PROCESSING_STATE_CHANGED', prev.processing_state, ps))
-    AS e (event, from_status, to_status)
-  WHERE e.from_status <> e.to_status;
+    jsonb_build_object('flow_execution_id', x.id)
+  FROM prev JOIN moved ON moved.id = prev.id CROSS JOIN pass
+  CROSS JOIN LATERAL (VALUES
+      (1, 'STATUS_CHANGED', prev.status, CASE WHEN pass.via THEN 'IN_PROGRESS' ELSE s END),
+      (2, 'PROCESSING_STATE_CHANGED', prev.processing_state, CASE WHEN pass.via THEN 'PROCESSING' ELSE ps END),
+      (3, 'STATUS_CHANGED', 'IN_PROGRESS', s),
+      (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', ps))
+    AS e (ord, event, from_status, to_status)
+  WHERE e.from_status <> e.to_status AND (e.ord <= 2 OR pass.via)
+  ORDER BY e.ord;
+END $$;
+
+
+--
+-- Name: job_follows_execution(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.job_follows_execution() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  -- A change of /v1's own (a bulk operation, the expiry sweep, a submission's start) moves its jobs itself.
+  IF current_setting('loopwork.jobs_follow', true) = 'off' THEN
+    RETURN NULL;
+  END IF;
+  PERFORM job_follow(NEW, false);
   RETURN NULL;
 END $$;
 
@@ -1002,36 +1055,6 @@ CREATE TABLE public.flow_counts (
     visibility text NOT NULL,
     status text NOT NULL,
     n bigint DEFAULT 0 NOT NULL
-);
-
-
---
--- Name: flow_executions; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.flow_executions (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    organization_id uuid NOT NULL,
-    flow_id uuid NOT NULL,
-    flow_version integer NOT NULL,
-    status text DEFAULT 'queued'::text NOT NULL,
-    input jsonb DEFAULT '{}'::jsonb NOT NULL,
-    output jsonb,
-    error jsonb,
-    run_number bigint NOT NULL,
-    created_by uuid,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    modified_by text DEFAULT 'system'::text NOT NULL,
-    deleted_at timestamp with time zone,
-    started_at timestamp with time zone,
-    finished_at timestamp with time zone,
-    tasks_left integer DEFAULT 0 NOT NULL,
-    job_app_id uuid,
-    job_id bigint,
-    CONSTRAINT flow_executions_flow_version_check CHECK ((flow_version >= 1)),
-    CONSTRAINT flow_executions_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'in_progress'::text, 'completed'::text, 'failed'::text, 'deleted'::text, 'stale'::text, 'awaiting_input'::text]))),
-    CONSTRAINT flow_executions_tasks_left_check CHECK ((tasks_left >= 0))
 );
 
 
