@@ -45,9 +45,18 @@ func (e *Engine) Create(ctx context.Context, tx *sqlx.Tx, n NewExecution, into I
 	if n.ID == uuid.Nil {
 		n.ID = uuid.New()
 	}
+	// The row is written with its count of tasks: a row this transaction inserted is checked against
+	// every table it references again each time it is updated, the flow's row among them, which every
+	// start of the flow locks.
+	p, err := e.plan(ctx, tx, n.Flow, n.Version)
+	if err != nil {
+		return 0, nil, err
+	}
 	if err := tx.GetContext(ctx, into.Dest, `INSERT INTO flow_executions AS x (id, organization_id, flow_id, flow_version,
-		status, input, run_number, created_by, modified_by, job_app_id, job_id) VALUES ($10, $2, $1, $3, 'queued', $4, $9, $5, $6, $7, $8)
-		RETURNING `+into.Columns, n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor, n.JobApp, n.Job, n.RunNumber, n.ID); err != nil {
+		status, input, run_number, created_by, modified_by, job_app_id, job_id, tasks_left)
+		VALUES ($10, $2, $1, $3, 'queued', $4, $9, $5, $6, $7, $8, $11)
+		RETURNING `+into.Columns, n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor, n.JobApp, n.Job, n.RunNumber, n.ID,
+		len(p.order)); err != nil {
 		return 0, nil, err
 	}
 	st, err := e.StartHere(ctx, tx, Execution{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version, Input: n.Input, Pre: n.Pre})

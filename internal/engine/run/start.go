@@ -19,7 +19,8 @@ type Execution struct {
 }
 
 // StartHere lays out the execution's tasks and queues its first ones, in the caller's transaction: the
-// execution exists exactly when its first tasks are queued. The version must be valid. The caller
+// execution exists exactly when its first tasks are queued. The version must be valid, and the
+// execution's row must hold its number of tasks in tasks_left already (Create inserts it so). The caller
 // commits tx and then calls Run on what it returns (Drop when tx did not commit): the first tasks this
 // process has room for are written as running under its lease and start here as soon as tx commits,
 // with no River job between the request and its first task (see local); the others go to River. The
@@ -71,9 +72,8 @@ func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) 
 	layout := cte{sql: `t AS (INSERT INTO execution_tasks (flow_execution_id, task_name, organization_id,
 			state, waiting_on, held, attempts)
 		SELECT $2, n, $1, CASE WHEN w = 0 THEN 'ready' ELSE 'waiting' END, w, w = 0, CASE WHEN w = 0 THEN 1 ELSE 0 END
-		FROM unnest($8::text[], $9::bigint[]) AS t (n, w)),
-		left_ AS (UPDATE flow_executions SET tasks_left = $10 WHERE id = $2)`,
-		args: []any{pq.Array(names), pq.Array(waiting), len(names)}}
+		FROM unnest($8::text[], $9::bigint[]) AS t (n, w))`,
+		args: []any{pq.Array(names), pq.Array(waiting)}}
 	input := x.input()
 	var atts []attempt
 	var ahead []string
