@@ -234,17 +234,10 @@ BEGIN
   IF x.job_id IS NULL THEN
     RETURN;
   END IF;
-  CASE x.status
-    WHEN 'queued' THEN s := 'SCHEDULED'; ps := 'QUEUED';
-    WHEN 'running', 'in_progress' THEN s := 'IN_PROGRESS'; ps := 'PROCESSING';
-    WHEN 'awaiting_input' THEN s := 'SUSPENDED'; ps := 'AWAITING_HUMAN';
-    WHEN 'completed' THEN s := 'COMPLETED'; ps := 'DONE';
-    WHEN 'failed' THEN
-      IF x.error ->> 'type' = 'stopped' THEN s := 'CANCELED'; ELSE s := 'FAILED'; END IF;
-      ps := 'ERROR';
-    WHEN 'deleted' THEN s := 'CANCELED'; ps := 'ERROR';
-    ELSE RETURN; -- stale: the execution's result stands for the job
-  END CASE;
+  SELECT js.status, js.processing_state INTO s, ps FROM job_state(x) js;
+  IF NOT FOUND THEN
+    RETURN; -- stale: the execution's result stands for the job
+  END IF;
   through_running := through_running AND s NOT IN ('SCHEDULED', 'IN_PROGRESS');
   WITH prev AS (
     SELECT id, app_id, organization_id, status, processing_state FROM jobs
@@ -306,6 +299,25 @@ BEGIN
   RETURN (SELECT r.id FROM human_review_tasks r WHERE r.flow_execution_id = p_execution AND r.status <> 'completed'
           ORDER BY r.created_at, r.id LIMIT 1);
 END $$;
+
+
+--
+-- Name: job_state(public.flow_executions); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.job_state(x public.flow_executions) RETURNS TABLE(status text, processing_state text)
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT m.s, m.ps FROM (VALUES
+      ('queued', 'SCHEDULED', 'QUEUED'),
+      ('running', 'IN_PROGRESS', 'PROCESSING'),
+      ('in_progress', 'IN_PROGRESS', 'PROCESSING'),
+      ('awaiting_input', 'SUSPENDED', 'AWAITING_HUMAN'),
+      ('completed', 'COMPLETED', 'DONE'),
+      ('failed', CASE WHEN x.error ->> 'type' = 'stopped' THEN 'CANCELED' ELSE 'FAILED' END, 'ERROR'),
+      ('deleted', 'CANCELED', 'ERROR')) AS m (xs, s, ps)
+  WHERE m.xs = x.status
+$$;
 
 
 --
@@ -3838,7 +3850,7 @@ ALTER TABLE ONLY public.flow_executions
 --
 
 ALTER TABLE ONLY public.flow_executions
-    ADD CONSTRAINT flow_executions_job_fkey FOREIGN KEY (job_app_id, job_id) REFERENCES public.jobs(app_id, id) ON DELETE SET NULL;
+    ADD CONSTRAINT flow_executions_job_fkey FOREIGN KEY (job_app_id, job_id) REFERENCES public.jobs(app_id, id) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED;
 
 
 --

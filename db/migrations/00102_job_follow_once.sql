@@ -1,12 +1,32 @@
 -- +goose Up
--- A /v1 submission that starts its job's execution moves the job once (internal/v1/jobs, start). Its
--- start may move the execution two or three times in one transaction (queued, in progress, awaiting
+-- A /v1 submission that starts its job's execution writes the job once (internal/v1/jobs, started.go).
+-- Its start may move the execution two or three times in one transaction (queued, in progress, awaiting
 -- input), and job_follows_execution moved the job each time: an update of the job, its history and its
 -- counters each time, and every update of a row inserted in the same transaction checks all its foreign
--- keys again. The submission turns the trigger off for the start (loopwork.jobs_follow) and then calls
--- job_follow once with through_running: the job's history still passes through IN_PROGRESS when the
--- execution left queued, as it did when it followed each move, and no one outside the transaction could
--- see the difference. job_follow is the trigger's body, which the trigger now calls.
+-- keys again. The submission now starts the execution first and inserts the job last, where the
+-- execution is (job_state), with the history it would have had: through IN_PROGRESS when the execution
+-- left queued. No one outside the transaction could see the difference.
+--
+-- The execution names its job before the job exists, so its reference to the job is checked at commit.
+-- (Referential actions are not deferred: deleting a job still clears the reference at once.)
+ALTER TABLE flow_executions ALTER CONSTRAINT flow_executions_job_fkey DEFERRABLE INITIALLY DEFERRED;
+
+-- job_state is where a job stands while its execution has a status; none for a status that does not
+-- move it. job_follow is the trigger's body, which the trigger now calls; through_running makes the
+-- history pass through IN_PROGRESS, for a caller that moves a job once for several moves.
+-- +goose StatementBegin
+CREATE FUNCTION job_state(x flow_executions) RETURNS TABLE (status text, processing_state text) LANGUAGE sql STABLE AS $$
+  SELECT m.s, m.ps FROM (VALUES
+      ('queued', 'SCHEDULED', 'QUEUED'),
+      ('running', 'IN_PROGRESS', 'PROCESSING'),
+      ('in_progress', 'IN_PROGRESS', 'PROCESSING'),
+      ('awaiting_input', 'SUSPENDED', 'AWAITING_HUMAN'),
+      ('completed', 'COMPLETED', 'DONE'),
+      ('failed', CASE WHEN x.error ->> 'type' = 'stopped' THEN 'CANCELED' ELSE 'FAILED' END, 'ERROR'),
+      ('deleted', 'CANCELED', 'ERROR')) AS m (xs, s, ps)
+  WHERE m.xs = x.status
+$$;
+-- +goose StatementEnd
 -- +goose StatementBegin
 CREATE FUNCTION job_follow(x flow_executions, through_running boolean) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -16,17 +36,10 @@ BEGIN
   IF x.job_id IS NULL THEN
     RETURN;
   END IF;
-  CASE x.status
-    WHEN 'queued' THEN s := 'SCHEDULED'; ps := 'QUEUED';
-    WHEN 'running', 'in_progress' THEN s := 'IN_PROGRESS'; ps := 'PROCESSING';
-    WHEN 'awaiting_input' THEN s := 'SUSPENDED'; ps := 'AWAITING_HUMAN';
-    WHEN 'completed' THEN s := 'COMPLETED'; ps := 'DONE';
-    WHEN 'failed' THEN
-      IF x.error ->> 'type' = 'stopped' THEN s := 'CANCELED'; ELSE s := 'FAILED'; END IF;
-      ps := 'ERROR';
-    WHEN 'deleted' THEN s := 'CANCELED'; ps := 'ERROR';
-    ELSE RETURN; -- stale: the execution's result stands for the job
-  END CASE;
+  SELECT js.status, js.processing_state INTO s, ps FROM job_state(x) js;
+  IF NOT FOUND THEN
+    RETURN; -- stale: the execution's result stands for the job
+  END IF;
   through_running := through_running AND s NOT IN ('SCHEDULED', 'IN_PROGRESS');
   WITH prev AS (
     SELECT id, app_id, organization_id, status, processing_state FROM jobs
@@ -71,6 +84,7 @@ END $$;
 -- +goose StatementEnd
 
 -- +goose Down
+ALTER TABLE flow_executions ALTER CONSTRAINT flow_executions_job_fkey NOT DEFERRABLE;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION job_follows_execution() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -118,3 +132,4 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 DROP FUNCTION job_follow(flow_executions, boolean);
+DROP FUNCTION job_state(flow_executions);

@@ -15,17 +15,11 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
-// start starts the flow execution of a job of an app bound to a flow, in the job's transaction: the job's
-// input is the execution's input, and from then on the job moves with the execution (a trigger of the
-// database, job_follows_execution, moves it in every transaction that moves the execution).
-//
-// The start itself may move the execution several times (its first tasks run in it: see run.Prepared);
-// the job is moved once, to where the execution is at the end, its history passing through IN_PROGRESS
-// when the execution left queued (job_follow, migration 00102), and not once for each move.
+// start starts the flow execution of a job of an app bound to a flow, in the job's transaction (see
+// startJob, which writes the job after it): the job's input is the execution's input, and from then on
+// the job moves with the execution (a trigger of the database, job_follows_execution, moves it in every
+// transaction that moves the execution).
 func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, sub submission, number int) (uuid.UUID, *run.Started, error) {
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', 'off', true)`); err != nil {
-		return uuid.Nil, nil, err
-	}
 	id, st, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{ID: *sub.execution, Org: g.App.OrganizationID,
 		Flow: *g.App.APIID, Version: sub.version, Input: json.RawMessage(sub.input), CreatedBy: authorID(p), Actor: p.Actor(),
 		RunNumber: number, Pre: sub.pre}, g.App.ID, job)
@@ -35,9 +29,7 @@ func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *au
 	if !ok {
 		return id, st, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
 	}
-	_, err = tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', '', true), job_follow(x, x.status <> 'queued')
-		FROM flow_executions x WHERE x.id = $1`, id)
-	return id, st, err
+	return id, st, nil
 }
 
 // prepare picks the version of the app's flow a new job runs and runs its first tasks that only

@@ -134,18 +134,17 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 					return err
 				}
 			}
+			if starts {
+				started, err = s.startJob(ctx, tx, g, p, sub, number, &out)
+				return err
+			}
 			if err := s.insertTx(ctx, tx, g, p, sub, status, processing, &out); err != nil {
 				return err
 			}
 			if admits {
 				return s.d.Admission.AdmitTx(ctx, tx.Tx, g.App.ID)
 			}
-			if !starts {
-				return nil
-			}
-			exec, st, err := s.start(ctx, tx, g, p, out.Id, sub, number)
-			out.FlowExecutionId, started = &exec, st
-			return err
+			return nil
 		})
 		if err != nil {
 			started.Drop()
