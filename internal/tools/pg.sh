@@ -7,6 +7,7 @@
 #   pg.sh createdb DIR NAME      create database NAME in the running cluster unless it exists
 #
 # PG_PRELOAD (say pg_stat_statements) is passed to a cluster that starts as shared_preload_libraries.
+# A test cluster runs without fsync and synchronous commits unless PG_DURABLE is set.
 #
 # PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres` system user (created
 # by Debian's package) or, failing that, a dedicated `loopwork-pg` user. When no binaries are found and
@@ -91,8 +92,11 @@ start)
       if [ "$mode" = test ]; then port=$(free_port $((56432 + RANDOM % 4000))); else port=$(free_port "${LOOPWORK_PG_PORT:-55432}"); fi
       opts="-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=''"
       if [ "$mode" = test ]; then
-        # A throwaway cluster: durability buys nothing, speed does.
-        opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+        opts="$opts -c max_connections=300"
+        # A throwaway cluster: durability buys nothing, speed does. Except for make bench (PG_DURABLE=1):
+        # its baselines are durable commits, and a figure against one is a production machine's only when
+        # the server's commits are durable too.
+        if [ -z "${PG_DURABLE:-}" ]; then opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"; fi
       fi
       # PG_PRELOAD names libraries to load at start (shared_preload_libraries): make soak loads
       # pg_stat_statements, to print the statements that took the database's time.
