@@ -23,37 +23,55 @@ func (w *walk) skip(ctx context.Context, tasks []string) error {
 }
 
 // start makes tasks ready whose predecessors all finished with an edge to them holding: each gets its
-// next attempt, queued with its input.
+// next attempt, queued with its input. One statement marks them ready and reads what their inputs and
+// variables are made of (see inputs).
 func (w *walk) start(ctx context.Context, tasks []string) error {
 	if len(tasks) == 0 {
 		return nil
 	}
-	inputs, vars, err := w.inputs(ctx, tasks)
+	names, wantInput := w.needed(tasks)
+	var rows []struct {
+		Name     string          `db:"task_name"`
+		Output   json.RawMessage `db:"output"`
+		Kind     int             `db:"kind"` // 0: a task's output, 1: the execution's input, 2: a task made ready
+		Attempts int             `db:"attempts"`
+	}
+	// The rows read are the predecessors' (completed), never those the statement makes ready (waiting).
+	if err := w.tx.SelectContext(ctx, &rows, `WITH r AS (UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
+			updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($4) AND state = 'waiting'`+inNames("task_name", "$4")+`
+			RETURNING task_name, attempts)
+		SELECT task_name, coalesce(output, 'null') AS output, 0 AS kind, 0 AS attempts
+		FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`+inNames("task_name", "$2")+`
+		UNION ALL SELECT '', coalesce(input, '{}'), 1, 0 FROM flow_executions WHERE id = $1 AND $3
+		UNION ALL SELECT task_name, 'null', 2, attempts FROM r`,
+		w.exec, pq.Array(names), wantInput, pq.Array(tasks)); err != nil {
+		return err
+	}
+	outputs := make(map[string]json.RawMessage, len(rows))
+	for _, r := range rows {
+		switch r.Kind {
+		case 0:
+			outputs[r.Name] = r.Output
+		case 1:
+			w.input = r.Output
+		}
+	}
+	inputs, vars, err := w.inputs(tasks, outputs)
 	if err != nil {
 		return err
 	}
-	var rows []struct {
-		Task     string `db:"task_name"`
-		Attempts int    `db:"attempts"`
-	}
-	if err := w.tx.SelectContext(ctx, &rows, `UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
-		updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting'`+inNames("task_name", "$2")+`
-		RETURNING task_name, attempts`,
-		w.exec, pq.Array(tasks)); err != nil {
-		return err
-	}
 	for _, r := range rows {
-		w.ready = append(w.ready, attempt{task: r.Task, idx: r.Attempts - 1, input: inputs[r.Task], vars: vars[r.Task],
-			external: w.p.tasks[r.Task].Type == External})
+		if r.Kind == 2 {
+			w.ready = append(w.ready, attempt{task: r.Name, idx: r.Attempts - 1, input: inputs[r.Name], vars: vars[r.Name],
+				external: w.p.tasks[r.Name].Type == External})
+		}
 	}
 	return nil
 }
 
-// inputs are the inputs of tasks that became ready: a task's predecessor's output, or, with several,
-// an object of the completed predecessors' outputs by name; and the variables of those whose
-// expressions read some (see varsOf). The outputs that variables name come in the same statement, and
-// the execution's input with them when one of the tasks reads it.
-func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawMessage, map[string]json.RawMessage, error) {
+// needed names the tasks whose outputs the inputs and variables of tasks are made of, and whether they
+// need the execution's input, which is read once.
+func (w *walk) needed(tasks []string) ([]string, bool) {
 	var names []string
 	seen := map[string]bool{}
 	wantInput := false
@@ -69,26 +87,13 @@ func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawM
 			}
 		}
 	}
-	wantInput = wantInput && w.input == nil
-	var rows []struct {
-		Name   string          `db:"task_name"`
-		Output json.RawMessage `db:"output"`
-		Input  bool            `db:"is_input"`
-	}
-	if err := w.tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output, false AS is_input
-		FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`+inNames("task_name", "$2")+`
-		UNION ALL SELECT '', coalesce(input, '{}'), true FROM flow_executions WHERE id = $1 AND $3`,
-		w.exec, pq.Array(names), wantInput); err != nil {
-		return nil, nil, err
-	}
-	outputs := make(map[string]json.RawMessage, len(rows))
-	for _, r := range rows {
-		if r.Input {
-			w.input = r.Output
-		} else {
-			outputs[r.Name] = r.Output
-		}
-	}
+	return names, wantInput && w.input == nil
+}
+
+// inputs are the inputs of tasks that became ready: a task's predecessor's output, or, with several,
+// an object of the completed predecessors' outputs by name; and the variables of those whose
+// expressions read some (see varsOf), from the outputs read with them.
+func (w *walk) inputs(tasks []string, outputs map[string]json.RawMessage) (map[string]json.RawMessage, map[string]json.RawMessage, error) {
 	vars, err := w.vars(tasks, outputs)
 	if err != nil {
 		return nil, nil, err
