@@ -221,10 +221,10 @@ CREATE TABLE public.flow_executions (
 
 
 --
--- Name: job_follow(public.flow_executions, boolean); Type: FUNCTION; Schema: public; Owner: -
+-- Name: job_follow(public.flow_executions); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.job_follow(x public.flow_executions, through_running boolean) RETURNS void
+CREATE FUNCTION public.job_follow(x public.flow_executions) RETURNS void
     LANGUAGE plpgsql
     AS $$
 DECLARE
@@ -238,7 +238,6 @@ BEGIN
   IF NOT FOUND THEN
     RETURN; -- stale: the execution's result stands for the job
   END IF;
-  through_running := through_running AND s NOT IN ('SCHEDULED', 'IN_PROGRESS');
   WITH prev AS (
     SELECT id, app_id, organization_id, status, processing_state FROM jobs
     WHERE app_id = x.job_app_id AND id = x.job_id AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELED', 'EXPIRED') FOR UPDATE),
@@ -253,21 +252,14 @@ BEGIN
       assigned_to = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.assigned_to END,
       lock_expires_at = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.lock_expires_at END
     FROM prev WHERE j.app_id = x.job_app_id AND j.id = x.job_id AND (prev.status <> s OR prev.processing_state <> ps)
-    RETURNING j.id),
-  -- Through IN_PROGRESS: from where the job was to IN_PROGRESS (PROCESSING), then on to where it is.
-  pass AS (SELECT through_running AND prev.status <> 'IN_PROGRESS' AS via FROM prev)
+    RETURNING j.id)
   INSERT INTO job_history (job_id, app_id, organization_id, event, from_status, to_status, details)
   SELECT prev.id, prev.app_id, prev.organization_id, e.event, e.from_status, e.to_status,
     jsonb_build_object('flow_execution_id', x.id)
-  FROM prev JOIN moved ON moved.id = prev.id CROSS JOIN pass
-  CROSS JOIN LATERAL (VALUES
-      (1, 'STATUS_CHANGED', prev.status, CASE WHEN pass.via THEN 'IN_PROGRESS' ELSE s END),
-      (2, 'PROCESSING_STATE_CHANGED', prev.processing_state, CASE WHEN pass.via THEN 'PROCESSING' ELSE ps END),
-      (3, 'STATUS_CHANGED', 'IN_PROGRESS', s),
-      (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', ps))
-    AS e (ord, event, from_status, to_status)
-  WHERE e.from_status <> e.to_status AND (e.ord <= 2 OR pass.via)
-  ORDER BY e.ord;
+  FROM prev JOIN moved ON moved.id = prev.id
+  CROSS JOIN LATERAL (VALUES ('STATUS_CHANGED', prev.status, s), ('PROCESSING_STATE_CHANGED', prev.processing_state, ps))
+    AS e (event, from_status, to_status)
+  WHERE e.from_status <> e.to_status;
 END $$;
 
 
@@ -283,7 +275,7 @@ BEGIN
   IF current_setting('loopwork.jobs_follow', true) = 'off' THEN
     RETURN NULL;
   END IF;
-  PERFORM job_follow(NEW, false);
+  PERFORM job_follow(NEW);
   RETURN NULL;
 END $$;
 

@@ -12,8 +12,8 @@
 ALTER TABLE flow_executions ALTER CONSTRAINT flow_executions_job_fkey DEFERRABLE INITIALLY DEFERRED;
 
 -- job_state is where a job stands while its execution has a status; none for a status that does not
--- move it. job_follow is the trigger's body, which the trigger now calls; through_running makes the
--- history pass through IN_PROGRESS, for a caller that moves a job once for several moves.
+-- move it. job_follow is the trigger's body, which the trigger now calls, and so does a submission whose
+-- execution ended within its start.
 -- +goose StatementBegin
 CREATE FUNCTION job_state(x flow_executions) RETURNS TABLE (status text, processing_state text) LANGUAGE sql STABLE AS $$
   SELECT m.s, m.ps FROM (VALUES
@@ -28,7 +28,7 @@ CREATE FUNCTION job_state(x flow_executions) RETURNS TABLE (status text, process
 $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
-CREATE FUNCTION job_follow(x flow_executions, through_running boolean) RETURNS void LANGUAGE plpgsql AS $$
+CREATE FUNCTION job_follow(x flow_executions) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   s text;  -- the job's status
   ps text; -- its processing state
@@ -40,7 +40,6 @@ BEGIN
   IF NOT FOUND THEN
     RETURN; -- stale: the execution's result stands for the job
   END IF;
-  through_running := through_running AND s NOT IN ('SCHEDULED', 'IN_PROGRESS');
   WITH prev AS (
     SELECT id, app_id, organization_id, status, processing_state FROM jobs
     WHERE app_id = x.job_app_id AND id = x.job_id AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELED', 'EXPIRED') FOR UPDATE),
@@ -55,21 +54,14 @@ BEGIN
       assigned_to = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.assigned_to END,
       lock_expires_at = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.lock_expires_at END
     FROM prev WHERE j.app_id = x.job_app_id AND j.id = x.job_id AND (prev.status <> s OR prev.processing_state <> ps)
-    RETURNING j.id),
-  -- Through IN_PROGRESS: from where the job was to IN_PROGRESS (PROCESSING), then on to where it is.
-  pass AS (SELECT through_running AND prev.status <> 'IN_PROGRESS' AS via FROM prev)
+    RETURNING j.id)
   INSERT INTO job_history (job_id, app_id, organization_id, event, from_status, to_status, details)
   SELECT prev.id, prev.app_id, prev.organization_id, e.event, e.from_status, e.to_status,
     jsonb_build_object('flow_execution_id', x.id)
-  FROM prev JOIN moved ON moved.id = prev.id CROSS JOIN pass
-  CROSS JOIN LATERAL (VALUES
-      (1, 'STATUS_CHANGED', prev.status, CASE WHEN pass.via THEN 'IN_PROGRESS' ELSE s END),
-      (2, 'PROCESSING_STATE_CHANGED', prev.processing_state, CASE WHEN pass.via THEN 'PROCESSING' ELSE ps END),
-      (3, 'STATUS_CHANGED', 'IN_PROGRESS', s),
-      (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', ps))
-    AS e (ord, event, from_status, to_status)
-  WHERE e.from_status <> e.to_status AND (e.ord <= 2 OR pass.via)
-  ORDER BY e.ord;
+  FROM prev JOIN moved ON moved.id = prev.id
+  CROSS JOIN LATERAL (VALUES ('STATUS_CHANGED', prev.status, s), ('PROCESSING_STATE_CHANGED', prev.processing_state, ps))
+    AS e (event, from_status, to_status)
+  WHERE e.from_status <> e.to_status;
 END $$;
 
 CREATE OR REPLACE FUNCTION job_follows_execution() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -78,7 +70,7 @@ BEGIN
   IF current_setting('loopwork.jobs_follow', true) = 'off' THEN
     RETURN NULL;
   END IF;
-  PERFORM job_follow(NEW, false);
+  PERFORM job_follow(NEW);
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
@@ -131,5 +123,5 @@ BEGIN
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
-DROP FUNCTION job_follow(flow_executions, boolean);
+DROP FUNCTION job_follow(flow_executions);
 DROP FUNCTION job_state(flow_executions);

@@ -18,7 +18,8 @@ import (
 )
 
 // live are the execution's statuses a job is written in; at any other (it ended within its start) the
-// job is written SCHEDULED and job_follow moves it, with the output, error and score that go with it.
+// job is written IN_PROGRESS, and job_follow, the trigger's body, moves it on with the output, error and
+// score that go with it.
 const live = `('queued', 'running', 'in_progress', 'awaiting_input')`
 
 // startJob starts the execution of a job to an app bound to a flow, then writes the job, in tx. The
@@ -73,8 +74,8 @@ func insertStarted(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Pr
 	var ended bool
 	err := tx.QueryRowxContext(ctx, `
 		WITH x AS (
-		  SELECT CASE WHEN f.status IN `+live+` THEN js.status ELSE 'SCHEDULED' END AS status,
-		    CASE WHEN f.status IN `+live+` THEN js.processing_state ELSE 'QUEUED' END AS processing,
+		  SELECT CASE WHEN f.status IN `+live+` THEN js.status ELSE 'IN_PROGRESS' END AS status,
+		    CASE WHEN f.status IN `+live+` THEN js.processing_state ELSE 'PROCESSING' END AS processing,
 		    f.status <> 'queued' AS moved, f.status NOT IN `+live+` AS ended
 		  FROM flow_executions f, job_state(f) js WHERE f.id = $4
 		), job AS (
@@ -90,7 +91,7 @@ func insertStarted(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Pr
 		      (1, 'STATUS_CHANGED', 'SCHEDULED', 'IN_PROGRESS'), (2, 'PROCESSING_STATE_CHANGED', 'QUEUED', 'PROCESSING'),
 		      (3, 'STATUS_CHANGED', 'IN_PROGRESS', job.status), (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', job.processing_state))
 		    AS e (o, event, f, t)
-		  WHERE x.moved AND NOT x.ended AND e.f <> e.t ORDER BY e.o
+		  WHERE x.moved AND e.f <> e.t ORDER BY e.o
 		)`+pay+`
 		SELECT job.id, job.created_at, job.expires_at, x.ended FROM job, x
 		WHERE set_config('loopwork.jobs_follow', '', true) IS NOT NULL`, args...).Scan(&out.Id, &out.CreatedAt, &out.ExpiresAt, &ended)
@@ -101,7 +102,7 @@ func insertStarted(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Pr
 		return false, err
 	}
 	if ended {
-		_, err = tx.ExecContext(ctx, `SELECT job_follow(x, true) FROM flow_executions x WHERE x.id = $1`, *sub.execution)
+		_, err = tx.ExecContext(ctx, `SELECT job_follow(x) FROM flow_executions x WHERE x.id = $1`, *sub.execution)
 	}
 	return true, err
 }
