@@ -59,11 +59,8 @@ func BenchmarkJobsOnFlows(b *testing.B) {
 		before := stmts.read()
 		res := bench.Run(clients, roundTime, submit)
 		if after := stmts.read(); round == 0 && after != nil {
-			var calls int64
-			for id, a := range after {
-				calls += a.Calls - before[id].Calls
-			}
-			report(b, "statements a submission sends PostgreSQL (pg_stat_statements, first round)", "%.1f", float64(calls)/float64(res.Requests))
+			report(b, "statements a submission sends PostgreSQL (pg_stat_statements, first round)", "%.1f",
+				float64(calls(before, after))/float64(res.Requests))
 			stmts.report("  where the database's time went in that round", before, after)
 		}
 		all = all.Merge(res)

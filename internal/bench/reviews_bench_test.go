@@ -97,11 +97,7 @@ func BenchmarkReviewsAtOnce(b *testing.B) {
 	report(b, "100 reviews of 100 executions (one each) completed at once", "p50 %.2f ms  p99 %.2f ms  (all in %.0f ms)",
 		took[width/2], took[width*99/100], bench.Ms(all))
 	if after != nil {
-		var calls int64
-		for id, a := range after {
-			calls += a.Calls - before[id].Calls
-		}
-		report(b, "  statements a completion sends PostgreSQL (pg_stat_statements)", "%.1f", float64(calls)/width)
+		report(b, "  statements a completion sends PostgreSQL (pg_stat_statements)", "%.1f", float64(calls(before, after))/width)
 		stmts.report("  the completions' statements", before, after)
 	}
 	commit := r.commitLatency()

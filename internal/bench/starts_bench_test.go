@@ -35,11 +35,8 @@ func BenchmarkStarts(b *testing.B) {
 		res := bench.Run(clients, roundTime, start)
 		after := stmts.read()
 		if round == 0 && after != nil {
-			var calls int64
-			for id, a := range after {
-				calls += a.Calls - before[id].Calls
-			}
-			report(b, "statements a start sends PostgreSQL (pg_stat_statements, first round)", "%.1f", float64(calls)/float64(res.Requests))
+			report(b, "statements a start sends PostgreSQL (pg_stat_statements, first round)", "%.1f",
+				float64(calls(before, after))/float64(res.Requests))
 		}
 		all = all.Merge(res)
 		tps := pgbenchScript(b, dsn, script, clients, roundTime)

@@ -70,6 +70,15 @@ func (s *statements) read() map[int64]statement {
 	return m
 }
 
+// calls is how many statements ran between two readings.
+func calls(before, after map[int64]statement) int64 {
+	var n int64
+	for id, a := range after {
+		n += a.Calls - before[id].Calls
+	}
+	return n
+}
+
 // report prints the ten statements that took most of the time between two readings.
 func (s *statements) report(what string, before, after map[int64]statement) {
 	if !s.ok {

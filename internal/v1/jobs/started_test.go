@@ -3,7 +3,6 @@ package jobs_test
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/loopwork/loopwork/gen/v1api"
@@ -30,15 +29,10 @@ func TestJobWrittenAfterItsStart(t *testing.T) {
 		j.Score == nil || *j.Score != 0.5 || j.CompletedAt == nil {
 		t.Fatalf("job %s %s, response %s, score %v, right after its submission; want it COMPLETED with the output", j.Status, j.ProcessingState, b, j.Score)
 	}
-	var events []string
-	if err := f.env.DB.Select(&events, `SELECT event || ' ' || from_status || '>' || to_status FROM job_history
-		WHERE job_id = $1 ORDER BY id`, id); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"STATUS_CHANGED SCHEDULED>IN_PROGRESS", "PROCESSING_STATE_CHANGED QUEUED>PROCESSING",
-		"STATUS_CHANGED IN_PROGRESS>COMPLETED", "PROCESSING_STATE_CHANGED PROCESSING>DONE"}
-	if strings.Join(events, "; ") != strings.Join(want, "; ") {
-		t.Fatalf("history %v, want %v", events, want)
+	want := "STATUS_CHANGED SCHEDULED>IN_PROGRESS; PROCESSING_STATE_CHANGED QUEUED>PROCESSING; " +
+		"STATUS_CHANGED IN_PROGRESS>COMPLETED; PROCESSING_STATE_CHANGED PROCESSING>DONE"
+	if got := f.events(t, id); got != want {
+		t.Fatalf("history %s, want %s", got, want)
 	}
 	var named int64
 	if err := f.env.DB.Get(&named, `SELECT job_id FROM flow_executions WHERE id = $1`, *j.FlowExecutionId); err != nil || named != id {
