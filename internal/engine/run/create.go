@@ -43,7 +43,7 @@ func (e *Engine) Create(ctx context.Context, tx *sqlx.Tx, n NewExecution, into I
 		n.Input = json.RawMessage(`{}`)
 	}
 	if n.ID == uuid.Nil {
-		n.ID = uuid.New()
+		n.ID = uuid.Must(uuid.NewV7()) // time-ordered, as the column's default (migration 00103)
 	}
 	// The row is written with its count of tasks: a row this transaction inserted is checked against
 	// every table it references again each time it is updated, the flow's row among them, which every

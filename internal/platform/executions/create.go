@@ -38,7 +38,7 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 	var r row
 	named := n.ID != uuid.Nil
 	if !named {
-		n.ID = uuid.New()
+		n.ID = uuid.Must(uuid.NewV7()) // time-ordered, as the column's default (migration 00103)
 	}
 	number, st, err := engine.Create(ctx, tx, run.NewExecution{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version,
 		Input: n.Input, CreatedBy: n.CreatedBy, Actor: n.Actor, JobApp: n.JobApp, Job: n.Job, RunNumber: n.RunNumber, Pre: n.Pre},

@@ -113,7 +113,7 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	}
 	number := 0
 	if starts {
-		id := uuid.New()
+		id := uuid.Must(uuid.NewV7()) // time-ordered, as the column's default (migration 00103)
 		sub.execution = &id
 		// The run number is taken before the transaction, so that concurrent submissions to one flow do
 		// not queue on the flow's counter row while they commit (see run.TakeRunNumber).
