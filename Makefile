@@ -107,9 +107,10 @@ contract-proxy:
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
 # real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines; then the
 # offline recogniser's word error rate in every accepted format, which fails above its documented bound.
-# Its throwaway cluster commits durably (PG_DURABLE), so that its "one durable commit" baselines are that.
+# Its throwaway cluster commits durably (PG_DURABLE), so that its "one durable commit" baselines are that,
+# and loads pg_stat_statements, so that the benches can say what the database spent its time on.
 bench:
-	PG_DURABLE=1 ./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchtime 1x -count=1 -timeout 60m ./internal/bench/
+	PG_DURABLE=1 PG_PRELOAD=pg_stat_statements ./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchtime 1x -count=1 -timeout 60m ./internal/bench/
 	$(GO) test -run '^$$' -bench '^BenchmarkSphinxWER$$' -benchtime 1x -count=1 -timeout 30m ./internal/speech/
 
 # soak runs the load script's traffic against one server process for SOAK (default 30m) and fails when, after a

@@ -62,66 +62,13 @@ func BenchmarkEngine(b *testing.B) {
 	withVars := median(varSteps)
 	report(b, "  bounded children, every task reading $input and $tasks.c1", "%.2f ms: the variables add %+.0f%%",
 		withVars, 100*(withVars/bounded-1))
+	runs[0].chainStatements()
 	commit := runs[0].commitLatency()
 	report(b, "baseline: one durable commit at one client (pgbench, insert + update of a task row)", "%.2f ms", commit)
 	report(b, "  chain step p50 ÷ that commit", "%.2f", bounded/commit)
 	runs[0].longChain(commit)
 
-	var tps float64
-	rates := make([]float64, len(runs))
-	for i, r := range runs {
-		started, took := r.fanOut()
-		rates[i] = 10 * fanExecutions / took.Seconds()
-		report(b, fmt.Sprintf("1,000 executions of a 10-task fan-out/fan-in, %s: started in", r.name), "%.1f s", started.Seconds())
-		report(b, "  all 10,000 tasks done in", "%.1f s: %.0f tasks/s", took.Seconds(), rates[i])
-		if i == 0 {
-			tps = r.pgbench()
-		}
-	}
-	report(b, "baseline: insert + update of a task row per transaction (pgbench, 16 clients)", "%.0f tx/s", tps)
-	report(b, "engine tasks/s ÷ baseline steps/s (bounded children)", "%.2f", rates[0]/tps)
-	report(b, "fan-out tasks/s, bounded children ÷ in process", "%.2f", rates[0]/rates[1])
-}
-
-// chainDefinition is n transform tasks c1 → c2 → … → cn.
-func chainDefinition(n int) string {
-	var tasks, edges []string
-	for i := 1; i <= n; i++ {
-		tasks = append(tasks, fmt.Sprintf(`{"name": "c%d", "type": "transform", "parameters": {"expression": "{value: (.value + 1)}"}}`, i))
-		if i > 1 {
-			edges = append(edges, fmt.Sprintf(`{"source": "c%d", "target": "c%d"}`, i-1, i))
-		}
-	}
-	return `{"version": 1, "tasks": [` + strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}`
-}
-
-// varChainDefinition is chainDefinition whose tasks also read the execution's input and the first
-// task's output through the variables, as flows that carry their data do.
-func varChainDefinition(n int) string {
-	var tasks, edges []string
-	for i := 1; i <= n; i++ {
-		expr := "{value: (.value + 1), first: $input.value, c1: $tasks.c1.value}"
-		if i == 1 {
-			expr = "{value: (.value + 1), first: $input.value}" // nothing is upstream of the first
-		}
-		tasks = append(tasks, fmt.Sprintf(`{"name": "c%d", "type": "transform", "parameters": {"expression": %q}}`, i, expr))
-		if i > 1 {
-			edges = append(edges, fmt.Sprintf(`{"source": "c%d", "target": "c%d"}`, i-1, i))
-		}
-	}
-	return `{"version": 1, "tasks": [` + strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}`
-}
-
-// fanDefinition is a root, width parallel tasks, and a join: width + 2 tasks.
-func fanDefinition(width int) string {
-	tasks := []string{`{"name": "root", "type": "transform", "parameters": {"expression": "."}}`,
-		`{"name": "join", "type": "transform", "parameters": {"expression": "[.[] | .value] | add"}}`}
-	var edges []string
-	for i := 0; i < width; i++ {
-		tasks = append(tasks, fmt.Sprintf(`{"name": "w%d", "type": "transform", "parameters": {"expression": "{value: (.value + %d)}"}}`, i, i))
-		edges = append(edges, fmt.Sprintf(`{"source": "root", "target": "w%d"}, {"source": "w%d", "target": "join"}`, i, i))
-	}
-	return `{"version": 1, "tasks": [` + strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}`
+	fanOuts(b, runs)
 }
 
 // BenchmarkOutsideWorker runs once (-benchtime=1x): an outside worker going through a chain of 200

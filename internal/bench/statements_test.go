@@ -79,6 +79,22 @@ func calls(before, after map[int64]statement) int64 {
 	return n
 }
 
+// dbTime is the database's time, in ms, in the statements that ran between two readings.
+func dbTime(before, after map[int64]statement) float64 {
+	var ms float64
+	for id, a := range after {
+		ms += a.TotalMs - before[id].TotalMs
+	}
+	return ms
+}
+
+// perTask reports statements and database time per unit of work (n of them), when they were read.
+func perTask(b testing.TB, what string, stmts int64, ms float64, n int64) {
+	if stmts > 0 && n > 0 {
+		report(b, what+"statements and database time a task", "%.1f statements, %.2f ms", float64(stmts)/float64(n), ms/float64(n))
+	}
+}
+
 // report prints the ten statements that took most of the time between two readings.
 func (s *statements) report(what string, before, after map[int64]statement) {
 	if !s.ok {
