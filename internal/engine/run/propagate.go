@@ -124,34 +124,15 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		for i, t := range targets {
 			ns[i], hs[i] = decs[t].n, decs[t].held
 		}
-		var rows []struct {
-			Task string `db:"task_name"`
-			Held bool   `db:"held"`
-		}
-		// Only the rows whose predecessors have now all finished come back.
-		if err := w.tx.SelectContext(ctx, &rows, `WITH u AS (UPDATE execution_tasks k SET waiting_on = k.waiting_on - d.n,
-			held = k.held OR d.h, updated_at = now()
-			FROM unnest($2::text[], $3::bigint[], $4::boolean[]) AS d (t, n, h)
-			WHERE k.flow_execution_id = $1 AND k.task_name = d.t AND k.state = 'waiting'`+inNames("k.task_name", "$2")+`
-			RETURNING k.task_name, k.held, k.waiting_on)
-			SELECT task_name, held FROM u WHERE waiting_on = 0 ORDER BY task_name`,
-			w.exec, pq.Array(targets), pq.Array(ns), pq.Array(hs)); err != nil {
+		skipped, err := w.count(ctx, targets, ns, hs)
+		if err != nil {
 			return err
 		}
 		finished = nil
-		var ready, skipped []string
-		for _, r := range rows {
-			if r.Held {
-				ready = append(ready, r.Task)
-			} else {
-				skipped = append(skipped, r.Task)
-				finished = append(finished, final{task: r.Task})
-			}
+		for _, t := range skipped {
+			finished = append(finished, final{task: t})
 		}
 		if err := w.skip(ctx, skipped); err != nil {
-			return err
-		}
-		if err := w.start(ctx, ready); err != nil {
 			return err
 		}
 	}

@@ -30,38 +30,55 @@ func (w *walk) start(ctx context.Context, tasks []string) error {
 		return nil
 	}
 	names, wantInput := w.needed(tasks)
-	var rows []struct {
-		Name     string          `db:"task_name"`
-		Output   json.RawMessage `db:"output"`
-		Kind     int             `db:"kind"` // 0: a task's output, 1: the execution's input, 2: a task made ready
-		Attempts int             `db:"attempts"`
-	}
+	var rows []readyRow
 	// The rows read are the predecessors' (completed), never those the statement makes ready (waiting).
 	if err := w.tx.SelectContext(ctx, &rows, `WITH r AS (UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
 			updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($4) AND state = 'waiting'`+inNames("task_name", "$4")+`
 			RETURNING task_name, attempts)
-		SELECT task_name, coalesce(output, 'null') AS output, 0 AS kind, 0 AS attempts
+		SELECT task_name, coalesce(output, 'null') AS output, 0 AS kind, 0 AS attempts, false AS held
 		FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`+inNames("task_name", "$2")+`
-		UNION ALL SELECT '', coalesce(input, '{}'), 1, 0 FROM flow_executions WHERE id = $1 AND $3
-		UNION ALL SELECT task_name, 'null', 2, attempts FROM r`,
+		UNION ALL SELECT '', coalesce(input, '{}'), 1, 0, false FROM flow_executions WHERE id = $1 AND $3
+		UNION ALL SELECT task_name, 'null', 2, attempts, true FROM r`,
 		w.exec, pq.Array(names), wantInput, pq.Array(tasks)); err != nil {
 		return err
 	}
+	return w.made(rows)
+}
+
+// readyRow is a row of the statements that make tasks ready: what their inputs are made of, and the
+// tasks themselves.
+type readyRow struct {
+	Name     string          `db:"task_name"`
+	Output   json.RawMessage `db:"output"`
+	Kind     int             `db:"kind"` // 0: a task's output, 1: the execution's input, 2: a task decided
+	Attempts int             `db:"attempts"`
+	Held     bool            `db:"held"` // of a task decided: made ready (false: to be skipped)
+}
+
+// made queues the next attempt of each task rows made ready, with the input and variables made of the
+// outputs (and the execution's input) rows read.
+func (w *walk) made(rows []readyRow) error {
 	outputs := make(map[string]json.RawMessage, len(rows))
+	var tasks []string
 	for _, r := range rows {
-		switch r.Kind {
-		case 0:
+		switch {
+		case r.Kind == 0:
 			outputs[r.Name] = r.Output
-		case 1:
+		case r.Kind == 1:
 			w.input = r.Output
+		case r.Held:
+			tasks = append(tasks, r.Name)
 		}
+	}
+	if len(tasks) == 0 {
+		return nil
 	}
 	inputs, vars, err := w.inputs(tasks, outputs)
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if r.Kind == 2 {
+		if r.Kind == 2 && r.Held {
 			w.ready = append(w.ready, attempt{task: r.Name, idx: r.Attempts - 1, input: inputs[r.Name], vars: vars[r.Name],
 				external: w.p.tasks[r.Name].Type == External})
 		}
