@@ -53,7 +53,8 @@ type attempt struct {
 // attempts this process has room for are written as running under its lease and go to the batch instead
 // of River, to start as soon as the transaction commits.
 func (e *Engine) enqueue(ctx context.Context, tx *sqlx.Tx, org, exec uuid.UUID, atts []attempt, b *batch) error {
-	return e.enqueueWith(ctx, tx, cte{}, org, exec, atts, b)
+	_, err := e.enqueueWith(ctx, tx, cte{}, org, exec, atts, b)
+	return err
 }
 
 // cte is a data-modifying WITH item to run in enqueue's statement, saving a round trip; its
@@ -61,14 +62,19 @@ func (e *Engine) enqueue(ctx context.Context, tx *sqlx.Tx, org, exec uuid.UUID, 
 type cte struct {
 	sql  string
 	args []any
+	// counts says the item is counted's s, whose tasks_left and status the statement returns.
+	counts bool
 }
 
-func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, exec uuid.UUID, atts []attempt, b *batch) error {
+// enqueueWith is enqueue with a WITH item in its statement; it returns the item's counts when it has
+// them.
+func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, exec uuid.UUID, atts []attempt, b *batch) (counts, error) {
+	var n counts
 	if len(atts) == 0 {
 		if with.sql != "" {
-			return errors.New("nothing to queue with the statement given") // a valid flow always has first tasks
+			return n, errors.New("nothing to queue with the statement given") // a valid flow always has first tasks
 		}
-		return nil
+		return n, nil
 	}
 	prefix := ""
 	if with.sql != "" {
@@ -91,6 +97,11 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	var mine []struct {
 		Name string `db:"task_name"`
 		Idx  int    `db:"task_execution_idx"`
+		counts
+	}
+	returning := ""
+	if with.counts {
+		returning = `, (SELECT tasks_left FROM s) AS tasks_left, (SELECT status FROM s) AS status`
 	}
 	// The variables come last, after the placeholders of with.
 	varsAt := fmt.Sprintf("$%d", 8+len(with.args))
@@ -100,14 +111,21 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 			CASE WHEN h THEN now() END, CASE WHEN h THEN now() + make_interval(secs => $7) END
 		FROM unnest($3::text[], $4::bigint[], $5::text[], $6::boolean[], `+varsAt+`::text[]) AS a (n, i, inp, h, v)
 		ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
-		RETURNING task_name, task_execution_idx`,
+		RETURNING task_name, task_execution_idx`+returning,
 		append(append([]any{org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs), pq.Array(here), e.lease.Seconds()},
 			with.args...), pq.Array(vars))...)
 	if err != nil {
 		for range taken {
 			e.local.release(org)
 		}
-		return err
+		return n, err
+	}
+	if with.counts {
+		if len(mine) > 0 {
+			n = mine[0].counts
+		} else if err := tx.GetContext(ctx, &n, `SELECT tasks_left, status FROM flow_executions WHERE id = $1`, exec); err != nil {
+			return n, err // every attempt existed already, so none returned what s counted: it is read back
+		}
 	}
 	inserted := make(map[string]bool, len(mine))
 	for _, m := range mine {
@@ -138,8 +156,8 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		params = append(params, river.InsertManyParams{Args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org}, InsertOpts: opts})
 	}
 	if len(params) == 0 {
-		return nil
+		return n, nil
 	}
 	_, err = e.queue.InsertManyTx(ctx, tx.Tx, params)
-	return err
+	return n, err
 }

@@ -54,10 +54,16 @@ func (e *Engine) advance(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, e
 	if err := w.finish(ctx, finished); err != nil {
 		return err
 	}
-	if err := e.enqueue(ctx, tx, x.Org, exec, w.ready, b); err != nil {
+	if len(w.ready) == 0 {
+		return e.settle(ctx, tx, x, p, exec, w.final)
+	}
+	// The count goes with the attempts, in their statement: a step of a chain sends one statement
+	// fewer. Tasks were made ready, so some are left and the execution does not end here.
+	n, err := e.enqueueWith(ctx, tx, cte{sql: counted("$2", "$8"), args: []any{w.final}, counts: true}, x.Org, exec, w.ready, b)
+	if err != nil {
 		return err
 	}
-	return e.settle(ctx, tx, x, p, exec, w.final)
+	return e.settled(ctx, tx, p, exec, n)
 }
 
 // final is a task that reached a final state: completed (with its output) or skipped.
@@ -140,33 +146,47 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 }
 
 // settle counts the tasks that reached a final state and completes the execution when none is left;
-// otherwise a running execution whose first task completed is in progress. Completing it is one
-// statement more: the counter's update is the one that locks the row, and tells whether this
-// transaction is the one that saw it reach zero.
+// otherwise a running execution whose first task completed is in progress (see counted).
 func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, final int) error {
-	// An execution waiting for input goes back to in progress once none of its tasks' current attempts
-	// is parked (running with neither a lease nor a wake time). Records outside workers keep of attempts
-	// of their own are not the engine's, hence the current-attempt join. The counter is decremented
-	// under the row's lock, so exactly one transaction of an execution sees it reach zero.
-	var left int
-	var status state.Exec
-	if err := tx.QueryRowxContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
+	var n counts
+	if err := tx.GetContext(ctx, &n, `WITH `+counted("$1", "$2")+` SELECT tasks_left, status FROM s`, exec, final); err != nil {
+		return err
+	}
+	return e.settled(ctx, tx, p, exec, n)
+}
+
+// counts is where the count of an execution's tasks left it.
+type counts struct {
+	Left   int        `db:"tasks_left"`
+	Status state.Exec `db:"status"`
+}
+
+// counted is the WITH item s that takes final (a placeholder) tasks off the count of the execution exec
+// (a placeholder) and returns its tasks_left and status; it locks the execution's row, always last in
+// the engine's transactions, and tells whether this transaction is the one that saw the count reach
+// zero. An execution waiting for input goes back to in progress once none of its tasks' current
+// attempts is parked (running with neither a lease nor a wake time). Records outside workers keep of
+// attempts of their own are not the engine's, hence the current-attempt join.
+func counted(exec, final string) string {
+	return `s AS (UPDATE flow_executions SET tasks_left = tasks_left - ` + final + `::int, updated_at = now(),
 		started_at = coalesce(started_at, now()),
 		status = CASE
 			WHEN status IN ('queued', 'running') THEN 'in_progress'
 			WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
 				ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name AND k.attempts = t.task_execution_idx + 1
-				WHERE t.flow_execution_id = $1 AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
+				WHERE t.flow_execution_id = ` + exec + ` AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
 			THEN 'in_progress'
 			ELSE status END
-		WHERE id = $1 RETURNING tasks_left, status`, exec, final).Scan(&left, &status); err != nil {
-		return err
-	}
-	if left > 0 || !status.Active() {
+		WHERE id = ` + exec + ` RETURNING tasks_left, status)`
+}
+
+// settled completes the execution when its count reached zero while it was active. The output is read
+// in the statement that completes it: its one final task's output, or an object of its final tasks'
+// outputs by name (skipped ones left out).
+func (e *Engine) settled(ctx context.Context, tx *sqlx.Tx, p *plan, exec uuid.UUID, n counts) error {
+	if n.Left > 0 || !n.Status.Active() {
 		return nil
 	}
-	// The output is read in the statement that completes the execution: its one final task's output, or
-	// an object of its final tasks' outputs by name (skipped ones left out).
 	sinks := p.sinks()
 	if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', finished_at = now(), updated_at = now(),
 		output = (SELECT CASE WHEN $3 AND count(*) = 1 THEN (array_agg(coalesce(k.output, 'null')))[1]

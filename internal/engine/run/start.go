@@ -89,7 +89,7 @@ func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) 
 		}
 		atts = append(atts, a)
 	}
-	if err := e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b); err != nil {
+	if _, err := e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b); err != nil {
 		return err
 	}
 	return e.inline(ctx, tx, x, ahead, b)
