@@ -47,6 +47,14 @@ func ConsumeSQL(orgArg, fromRows string) string {
 		ON CONFLICT (organization_id, shard) DO UPDATE SET consumed = credit_balances.consumed + EXCLUDED.consumed`
 }
 
+// ConsumeEachSQL is ConsumeSQL for rows of many organizations: one credit of each row's
+// organization_id, for statements that write for several organizations at once.
+func ConsumeEachSQL(fromRows string) string {
+	return `INSERT INTO credit_balances (organization_id, shard, consumed) SELECT organization_id, ` + shard + `, count(*)
+		FROM ` + fromRows + ` GROUP BY organization_id
+		ON CONFLICT (organization_id, shard) DO UPDATE SET consumed = credit_balances.consumed + EXCLUDED.consumed`
+}
+
 // Balance is an organization's totals.
 type Balance struct {
 	Granted  int64 `db:"granted"`

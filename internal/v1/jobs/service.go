@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/loopwork/loopwork/internal/coalesce"
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
@@ -50,10 +51,14 @@ type Service struct {
 	recent *recentCounts
 	// counting shares one count among the requests that miss the cache together (statusCounts).
 	counting singleflight.Group
+	// paid writes plain submissions that arrive together in one statement (see submitPaid).
+	paid *coalesce.Coalescer[*paid]
 }
 
 // New returns the service.
-func New(d Deps) *Service { return &Service{d: d, recent: newRecentCounts()} }
+func New(d Deps) *Service {
+	return &Service{d: d, recent: newRecentCounts(), paid: newPaidWriter(d.DB)}
+}
 
 // reader is where the lists and counts read the app's jobs, their counters and labelers' names: the
 // read replica when there is one. Only those reads go there: they scan the most rows and are the most

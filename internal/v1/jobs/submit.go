@@ -107,7 +107,7 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	starts := g.App.APIID != nil && status == "SCHEDULED"
 	admits := g.App.APIID != nil && status == "PENDING" && g.App.Status == "ACTIVE"
 	if sub.onboarding == nil && !starts && !admits {
-		if ok, err = insertPaid(ctx, s.d.DB, g, p, sub, status, processing, &out); err != nil {
+		if ok, err = s.submitPaid(ctx, g, p, sub, status, processing, &out); err != nil {
 			return nil, err
 		}
 	}
