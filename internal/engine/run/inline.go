@@ -77,8 +77,17 @@ func (e *Engine) inline(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []s
 // inlineSteps records the outcomes run ahead and runs the attempts that only record; it returns which
 // of b.runs it ran.
 func (e *Engine) inlineSteps(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []string, b *batch) (map[int]bool, error) {
-	for _, n := range ahead {
-		if err := e.record(ctx, tx, taskArgs{Execution: x.ID, Task: n, Org: x.Org}, x.Pre.ahead[n], b); err != nil {
+	// The outcomes run ahead are completions, with their edges decided: they are recorded as a round of
+	// completions is (completeGroup), whose statement also locks the attempts and reads the execution,
+	// rather than one by one after a read of each (record).
+	if len(ahead) > 0 {
+		round := make([]*completion, len(ahead))
+		for i, n := range ahead {
+			o := x.Pre.ahead[n]
+			round[i] = &completion{ctx: ctx, args: taskArgs{Execution: x.ID, Task: n, Org: x.Org}, output: o.output,
+				detail: o.detail, dec: o.dec}
+		}
+		if err := e.completeGroup(ctx, tx, x.ID, round, b); err != nil {
 			return nil, err
 		}
 	}
