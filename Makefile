@@ -95,8 +95,9 @@ fuzz:
 
 # deploy-check builds the image's files with the Dockerfile's own commands and starts the binary on them
 # alone (chrooted, when run as root), checks compose.yaml's settings, and runs a server on a streaming replica.
+# make test runs all of it but the image's build (LOOPWORK_IMAGE), minutes of compiling; CI runs this too.
 deploy-check:
-	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./internal/deploy/
+	LOOPWORK_IMAGE=1 ./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./internal/deploy/
 
 # contract-proxy puts a Stoplight Prism proxy (npm registry; the version is pinned in the test) per document in
 # front of a real server on a throwaway database, runs a scenario over every operation of both documents
