@@ -47,7 +47,9 @@ func (c *Coalescer[T]) drain() {
 		n := min(len(c.queue), c.size)
 		batch := make([]T, n)
 		copy(batch, c.queue)
-		c.queue = append(c.queue[:0], c.queue[n:]...)
+		left := copy(c.queue, c.queue[n:])
+		clear(c.queue[left:]) // the slots moved from hold no item the queue still keeps alive
+		c.queue = c.queue[:left]
 		c.mu.Unlock()
 		c.write(batch)
 		c.mu.Lock()
