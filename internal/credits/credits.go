@@ -39,19 +39,13 @@ func RemainingSQL(orgArg string) string {
 	return `(SELECT coalesce(sum(granted), 0) - coalesce(sum(consumed), 0) FROM credit_balances WHERE organization_id = ` + orgArg + `)`
 }
 
-// ConsumeSQL is an INSERT … SELECT that consumes one credit of orgArg for each row of fromRows, for
-// the same statements.
-func ConsumeSQL(orgArg, fromRows string) string {
-	return `INSERT INTO credit_balances (organization_id, shard, consumed) SELECT ` + orgArg + `, ` + shard + `, count(*) FROM ` + fromRows + `
-		HAVING count(*) > 0
-		ON CONFLICT (organization_id, shard) DO UPDATE SET consumed = credit_balances.consumed + EXCLUDED.consumed`
-}
-
-// ConsumeEachSQL is ConsumeSQL for rows of many organizations: one credit of each row's
-// organization_id, for statements that write for several organizations at once.
-func ConsumeEachSQL(fromRows string) string {
-	return `INSERT INTO credit_balances (organization_id, shard, consumed) SELECT organization_id, ` + shard + `, count(*)
-		FROM ` + fromRows + ` GROUP BY organization_id
+// ConsumeSQL is an INSERT … SELECT that consumes one credit of org for each row of fromRows, for the
+// same statements: org is a placeholder (every row is that organization's) or a column of fromRows
+// (each row is its own organization's, for a statement that writes for several). Rows are grouped by
+// organization, so no row is written when fromRows is empty and no key is updated twice.
+func ConsumeSQL(org, fromRows string) string {
+	return `INSERT INTO credit_balances (organization_id, shard, consumed) SELECT ` + org + `, ` + shard + `, count(*)
+		FROM ` + fromRows + ` GROUP BY 1
 		ON CONFLICT (organization_id, shard) DO UPDATE SET consumed = credit_balances.consumed + EXCLUDED.consumed`
 }
 

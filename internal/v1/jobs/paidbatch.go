@@ -142,7 +142,7 @@ func insertPaidBatch(ctx context.Context, db *sqlx.DB, batch []*paid) error {
 		  INSERT INTO usage_records (organization_id, product_id, job_id, amount, created_by)
 		  SELECT job.organization_id, $3, job.id, 1, paid.actor FROM job JOIN paid USING (id)
 		), spend AS (
-		  `+credits.ConsumeEachSQL("job")+`
+		  `+credits.ConsumeSQL("organization_id", "job")+`
 		)
 		SELECT paid.ord, job.id, job.created_at, job.expires_at FROM job JOIN paid USING (id)`,
 		string(doc), credits.Comfortable, credits.JobSubmissionProduct)
