@@ -73,6 +73,13 @@ func BenchmarkJobsOnFlows(b *testing.B) {
 	report(b, "  submission / pgbench", "%.2f", all.PerSecond()/pg)
 	report(b, "  job, execution and first attempt in one transaction through pgbench (16 clients)", "%.0f tx/s", pgFlow)
 	report(b, "  submission / that", "%.2f", all.PerSecond()/pgFlow)
+	// Every row such a submission leaves, in one statement: what is left when no statement is spent on
+	// anything but writing, one submission a transaction and four.
+	for _, k := range []int{1, 4} {
+		rows := pgbenchScript(b, testkit.DSN(b, env.DB), flowRowsScript(org.String(), app.String(), flow, k), clients, roundTime) * float64(k)
+		report(b, fmt.Sprintf("  its rows in one statement, %d a transaction, through pgbench", k), "%.0f submissions/s (submission / that %.2f)",
+			rows, all.PerSecond()/rows)
+	}
 
 	// The same submissions when the flow's first task is an outside worker's: the server only starts
 	// the execution (job, credit, execution, tasks and first attempt in one transaction) and runs nothing,
