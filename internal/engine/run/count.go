@@ -16,6 +16,9 @@ import (
 // name and the execution's input), only for the tasks it made ready. A step of a chain so sends one
 // statement where it sent one to count and one to make ready.
 func (w *walk) count(ctx context.Context, targets []string, ns []int64, hs []bool) ([]string, error) {
+	if w.mem != nil {
+		return w.mem.count(w, targets, ns, hs)
+	}
 	// What each target's input and variables would be made of, should it become ready.
 	var forTask, name, wantInput []string
 	for _, t := range targets {

@@ -82,17 +82,10 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	}
 	names, idxs, inputs := make([]string, len(atts)), make([]int64, len(atts)), make([]string, len(atts))
 	vars := make([]string, len(atts))
-	here := make([]bool, len(atts))
-	taken := 0
 	for i, a := range atts {
 		names[i], idxs[i], inputs[i], vars[i] = a.task, int64(a.idx), string(a.input), string(a.vars)
-		if a.ahead {
-			here[i] = true
-		} else if b != nil && !a.external && a.at.IsZero() && e.local.take(org) {
-			here[i] = true
-			taken++
-		}
 	}
+	here, taken := e.claimHere(org, atts, b)
 	// Slots taken for attempts that turn out to exist already are given back.
 	var mine []struct {
 		Name string `db:"task_name"`
@@ -131,7 +124,35 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	for _, m := range mine {
 		inserted[m.Name] = true
 	}
-	params := make([]river.InsertManyParams, 0, len(atts))
+	params := e.place(ctx, org, exec, atts, here, inserted, b, nil)
+	if len(params) == 0 {
+		return n, nil
+	}
+	_, err = e.queue.InsertManyTx(ctx, tx.Tx, params)
+	return n, err
+}
+
+// claimHere takes a place here for each attempt this process may run as soon as the transaction commits
+// (with a batch: the transaction is one this process commits itself), and counts those it took; the
+// attempts run ahead are here already and take none.
+func (e *Engine) claimHere(org uuid.UUID, atts []attempt, b *batch) (here []bool, taken int) {
+	here = make([]bool, len(atts))
+	for i, a := range atts {
+		if a.ahead {
+			here[i] = true
+		} else if b != nil && !a.external && a.at.IsZero() && e.local.take(org) {
+			here[i] = true
+			taken++
+		}
+	}
+	return here, taken
+}
+
+// place hands exec's attempts that were written (inserted, by task name) to where they run: those
+// claimed here to b, the others to River (appended to params, which it returns), an outside worker's to
+// nobody. A place claimed for an attempt that existed already is given back.
+func (e *Engine) place(ctx context.Context, org, exec uuid.UUID, atts []attempt, here []bool, inserted map[string]bool, b *batch,
+	params []river.InsertManyParams) []river.InsertManyParams {
 	for i, a := range atts {
 		if a.ahead {
 			continue
@@ -155,9 +176,5 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		}
 		params = append(params, river.InsertManyParams{Args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org}, InsertOpts: opts})
 	}
-	if len(params) == 0 {
-		return n, nil
-	}
-	_, err = e.queue.InsertManyTx(ctx, tx.Tx, params)
-	return n, err
+	return params
 }

@@ -86,6 +86,9 @@ type walk struct {
 	final int             // tasks that reached a final state
 	ready []attempt       // attempts to queue
 	input json.RawMessage // the execution's input, for roots run again
+	// mem, when set, is the layout of a new execution the walk goes over in memory, before it is
+	// written (see walkAhead); tx is then nil.
+	mem *memLayout
 }
 
 // finish takes tasks that finished and, round by round, every task their finishing decides.

@@ -15,6 +15,10 @@ func (w *walk) skip(ctx context.Context, tasks []string) error {
 	if len(tasks) == 0 {
 		return nil
 	}
+	if w.mem != nil {
+		w.mem.skip(tasks)
+		return nil
+	}
 	_, err := w.tx.ExecContext(ctx, `WITH s AS (UPDATE execution_tasks SET state = 'skipped', updated_at = now()
 			WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting'`+inNames("task_name", "$2")+` RETURNING organization_id, task_name)
 		INSERT INTO flow_task_statuses (organization_id, flow_execution_id, task_name, status, modified_by)

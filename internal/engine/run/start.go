@@ -57,13 +57,11 @@ func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) 
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(p.order))
-	waiting := make([]int64, 0, len(p.order))
-	for _, n := range p.order {
-		names = append(names, n)
-		waiting = append(waiting, int64(len(p.preds[n])))
+	l, err := lay(p, x)
+	if err != nil {
+		return err
 	}
-	if len(names) == 0 {
+	if len(l.names) == 0 {
 		_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = '{}', started_at = now(),
 			finished_at = now(), updated_at = now() WHERE id = $1`, x.ID)
 		return err
@@ -73,26 +71,43 @@ func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) 
 			state, waiting_on, held, attempts)
 		SELECT $2, n, $1, CASE WHEN w = 0 THEN 'ready' ELSE 'waiting' END, w, w = 0, CASE WHEN w = 0 THEN 1 ELSE 0 END
 		FROM unnest($8::text[], $9::bigint[]) AS t (n, w))`,
-		args: []any{pq.Array(names), pq.Array(waiting)}}
+		args: []any{pq.Array(l.names), pq.Array(l.waiting)}}
+	if _, err := e.enqueueWith(ctx, tx, layout, x.Org, x.ID, l.atts, b); err != nil {
+		return err
+	}
+	return e.inline(ctx, tx, x, l.ahead, b)
+}
+
+// laid is what the start of a new execution writes: its tasks, each with the number of predecessors it
+// waits on, and the attempts of its first tasks (ahead names those whose outcomes Prepare ran ahead).
+type laid struct {
+	names   []string
+	waiting []int64
+	atts    []attempt
+	ahead   []string
+}
+
+// lay is what starting x on plan p writes.
+func lay(p *plan, x Execution) (laid, error) {
+	l := laid{names: make([]string, 0, len(p.order)), waiting: make([]int64, 0, len(p.order))}
+	for _, n := range p.order {
+		l.names = append(l.names, n)
+		l.waiting = append(l.waiting, int64(len(p.preds[n])))
+	}
 	input := x.input()
-	var atts []attempt
-	var ahead []string
 	for _, n := range p.roots() {
 		a := attempt{task: n, input: input, external: p.tasks[n].Type == External}
 		var err error
 		if a.vars, err = rootVars(p, n, input); err != nil {
-			return err
+			return l, err
 		}
 		if _, ok := x.Pre.outcome(x.ID, p.key, n); ok {
 			a.ahead = true
-			ahead = append(ahead, n)
+			l.ahead = append(l.ahead, n)
 		}
-		atts = append(atts, a)
+		l.atts = append(l.atts, a)
 	}
-	if _, err := e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b); err != nil {
-		return err
-	}
-	return e.inline(ctx, tx, x, ahead, b)
+	return l, nil
 }
 
 // input is the execution's input, the input of its first tasks.

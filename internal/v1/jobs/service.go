@@ -53,11 +53,16 @@ type Service struct {
 	counting singleflight.Group
 	// paid writes plain submissions that arrive together in one statement (see submitPaid).
 	paid *coalesce.Coalescer[*paid]
+	// starting writes submissions that start their app's flow and arrive together in one transaction
+	// (see submitStarted).
+	starting *coalesce.Coalescer[*starting]
 }
 
 // New returns the service.
 func New(d Deps) *Service {
-	return &Service{d: d, recent: newRecentCounts(), paid: newPaidWriter(d.DB)}
+	s := &Service{d: d, recent: newRecentCounts(), paid: newPaidWriter(d.DB)}
+	s.starting = coalesce.New(startLanes, startBatch, s.writeStarted)
+	return s
 }
 
 // reader is where the lists and counts read the app's jobs, their counters and labelers' names: the

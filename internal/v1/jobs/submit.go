@@ -127,7 +127,10 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 		}
 	}
 	var started *run.Started
-	if !ok {
+	if starts && sub.onboarding == nil {
+		// Written with the other such submissions that arrive meanwhile (see submitStarted).
+		err = s.submitStarted(ctx, g, p, sub, number, &out)
+	} else if !ok {
 		err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 			if sub.onboarding != nil {
 				if err := measurerconfig.CheckOnboarding(ctx, tx, g.App.ID, *sub.onboarding); err != nil {

@@ -1,0 +1,115 @@
+package jobs_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/credits"
+)
+
+// reviewedDef reshapes a job's input, waits for a person, then reshapes the answer.
+const reviewedDef = `{"version": 1, "tasks": [
+	{"name": "prepare", "type": "transform", "parameters": {"expression": "{text: .text}"}},
+	{"name": "check", "type": "human_review"},
+	{"name": "finish", "type": "transform", "parameters": {"expression": "."}}],
+	"edges": [{"source": "prepare", "target": "check"}, {"source": "check", "target": "finish"}]}`
+
+// TestStartTogether: submissions to an app bound to a flow sent at once are started in batches (one
+// transaction for several, see submitStarted); each job is where a job submitted alone is (SUSPENDED,
+// with the same history, its execution waiting for its review with its first task's output), with its
+// own execution and run number, and the ledger holds one credit each. An organization whose balance is
+// not comfortable is started a job at a time instead, on the careful path: its jobs beyond its credits
+// are refused with 402 and cost nothing.
+func TestStartTogether(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{def: reviewedDef})
+	alone := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hello"})})
+	f.waitJob(t, app, alone, v1api.JobStatusSUSPENDED)
+	want := f.events(t, alone)
+
+	const n = 32
+	jobs := make(chan int64, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: doc(map[string]any{"text": "hello", "n": i})})
+			if err != nil || res.JSON201 == nil || res.JSON201.FlowExecutionId == nil {
+				t.Errorf("submission %d: %v %s", i, err, res.Body)
+				return
+			}
+			var got int
+			if err := f.env.DB.Get(&got, `SELECT (j.input ->> 'n')::int FROM jobs j JOIN flow_executions x ON x.id = j.flow_execution_id
+				WHERE j.id = $1 AND x.id = $2 AND (x.input ->> 'n')::int = $3`, res.JSON201.Id, *res.JSON201.FlowExecutionId, i); err != nil || got != i {
+				t.Errorf("submission %d answered job %d, which holds %d (%v)", i, res.JSON201.Id, got, err)
+			}
+			jobs <- res.JSON201.Id
+		}()
+	}
+	wg.Wait()
+	close(jobs)
+	for id := range jobs {
+		if got := f.events(t, id); got != want {
+			t.Errorf("job %d: %s\nalone: %s", id, got, want)
+		}
+	}
+	var s struct {
+		Jobs, Suspended, Numbers, Reviews, Commits, Usage int64
+	}
+	if err := f.env.DB.QueryRowx(`SELECT count(*), count(*) FILTER (WHERE j.status = 'SUSPENDED' AND x.status = 'awaiting_input'),
+		count(DISTINCT x.run_number), (SELECT count(*) FROM human_review_tasks r JOIN jobs k ON k.flow_execution_id = r.flow_execution_id
+			WHERE k.app_id = $1 AND r.status = 'pending'), count(DISTINCT j.xmin::text),
+		(SELECT count(DISTINCT job_id) FROM usage_records u WHERE u.organization_id = $2)
+		FROM jobs j JOIN flow_executions x ON x.id = j.flow_execution_id WHERE j.app_id = $1`, app, f.org).
+		Scan(&s.Jobs, &s.Suspended, &s.Numbers, &s.Reviews, &s.Commits, &s.Usage); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := credits.Get(ctx, f.env.DB, f.org)
+	if s.Jobs != n+1 || s.Suspended != n+1 || s.Numbers != n+1 || s.Reviews != n+1 || s.Usage != n+1 || b.Consumed != n+1 {
+		t.Fatalf("%+v, %d consumed; want %d of each", s, b.Consumed, n+1)
+	}
+	if s.Commits >= n+1 {
+		t.Fatalf("%d jobs in %d transactions: none was started with another", s.Jobs, s.Commits)
+	}
+
+	// An organization near the end of its credits: every batch it is in takes the careful path.
+	poor := f.env.Org(t)
+	if err := credits.Grant(ctx, f.env.DB, poor, 10); err != nil {
+		t.Fatal(err)
+	}
+	poorApp := f.newApp(t, appOpts{org: poor, def: reviewedDef})
+	caller := f.env.KeyCaller(t, poor, auth.RoleOrgAdmin)
+	var refused, accepted sync.Map
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := caller.V1.SubmitJobWithResponse(ctx, poorApp, nil, v1api.JobInput{Input: doc(map[string]any{"text": "x"})})
+			switch {
+			case err != nil:
+				t.Error(err)
+			case res.StatusCode() == 402:
+				refused.Store(i, true)
+			case res.JSON201 != nil:
+				accepted.Store(res.JSON201.Id, true)
+			default:
+				t.Errorf("submission %d: %d %s", i, res.StatusCode(), res.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	count := func(m *sync.Map) (n int) {
+		m.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	pb, _ := credits.Get(ctx, f.env.DB, poor)
+	var execs int
+	_ = f.env.DB.Get(&execs, `SELECT count(*) FROM flow_executions WHERE organization_id = $1`, poor)
+	if count(&accepted) != 10 || count(&refused) != 6 || pb.Consumed != 10 || execs != 10 {
+		t.Fatalf("%d accepted, %d refused, %d consumed, %d executions; want 10, 6, 10, 10", count(&accepted), count(&refused), pb.Consumed, execs)
+	}
+}
