@@ -57,12 +57,27 @@ type Result struct {
 	// fails the attempt. It cannot change the output: the edges out of the task are decided from Output
 	// before that transaction opens, as no tenant's program may run while it holds its row locks.
 	InTx func(ctx context.Context, tx *sqlx.Tx) error
+	// Together, when set, is InTx in a form the engine may run for several attempts at once, in one
+	// transaction (the first steps of executions started together): it runs each group of attempts
+	// whose Together share a Key with one call of Write. An error fails them all, and the engine then
+	// records each attempt alone, with its InTx.
+	Together *Together
 	// Park leaves the attempt running once InTx has run, with no deadline: something outside the
 	// engine finishes it (a person completing a review, an outside worker's report) through the
 	// engine's Report.
 	Park bool
 	// AwaitingInput, with Park, puts the execution in awaiting_input until the attempt is finished.
 	AwaitingInput bool
+}
+
+// Together is what an attempt's InTx writes, for writing with other attempts' (Result.Together).
+type Together struct {
+	// Key groups the attempts written together: a comparable value of the executor's.
+	Key any
+	// Item is this attempt's part, as Write takes it.
+	Item any
+	// Write writes the items of a group in tx, as each one's InTx would.
+	Write func(ctx context.Context, tx *sqlx.Tx, items []any) error
 }
 
 // Executor runs one task type.

@@ -118,34 +118,46 @@ func (e *Engine) recordsAny(ctx context.Context, b *batch) bool {
 // recordHere runs attempt r in tx when its executor only records and it parks (what such an executor
 // does), recording the outcome there; false leaves it to run after the transaction commits.
 func (e *Engine) recordHere(ctx context.Context, tx *sqlx.Tx, r localRun, b *batch) (bool, error) {
+	o, ctx, span, ok, err := e.runRecording(ctx, tx, r)
+	if !ok || err != nil {
+		return false, err
+	}
+	err = e.record(ctx, tx, r.args, o, b)
+	endAttempt(span, o, err)
+	return err == nil, err
+}
+
+// runRecording runs attempt r up to its outcome when its executor only records: ok when it parks, with
+// the attempt's span left open for the caller to end once the outcome is recorded (endAttempt).
+func (e *Engine) runRecording(ctx context.Context, tx *sqlx.Tx, r localRun) (outcome, context.Context, trace.Span, bool, error) {
 	p, err := e.plan(ctx, tx, r.flow, r.version)
 	if err != nil {
-		return false, err
+		return outcome{}, ctx, nil, false, err
 	}
 	task := p.tasks[r.args.Task]
 	if task == nil || executors.KindOf(e.execs[task.Type]) != executors.Records {
-		return false, nil
+		return outcome{}, ctx, nil, false, nil
 	}
 	var data any
 	if len(r.input) > 0 {
 		if err := json.Unmarshal(r.input, &data); err != nil {
-			return false, err
+			return outcome{}, ctx, nil, false, err
 		}
 	}
 	ctx, span := e.startAttempt(ctx, r.args, task, r.claimed)
 	o := outcome{task: task, plan: p, vars: r.vars}
-	defer func() { endAttempt(span, o, err) }()
 	o.result, o.err = e.execs[task.Type].Run(ctx, executors.Input{Org: r.org, Execution: r.args.Execution, Task: *task,
 		Idx: r.args.Idx, Data: data, Raw: r.input, Key: fmt.Sprintf("%s/%s/%d", r.args.Execution, r.args.Task, r.args.Idx),
 		Vars: r.vars, Flow: r.flow, Version: r.version, Preds: p.preds[r.args.Task]})
 	if o.err != nil || !o.result.Park {
-		return false, nil
+		endAttempt(span, o, nil)
+		return o, ctx, nil, false, nil
 	}
 	if o.result.Detail != nil {
 		if o.detail, err = json.Marshal(o.result.Detail); err != nil {
-			return false, err
+			endAttempt(span, o, err)
+			return o, ctx, nil, false, err
 		}
 	}
-	err = e.record(ctx, tx, r.args, o, b)
-	return err == nil, err
+	return o, ctx, span, true, nil
 }

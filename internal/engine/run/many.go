@@ -17,8 +17,8 @@ var errNotMany = errors.New("run: an execution without an id or a run number tak
 // CreateMany is Create for several executions at once, in tx: their rows, their tasks and their first
 // attempts are one statement for all of them, and their first attempts' River jobs one insert. The
 // outcomes their first tasks ran ahead with are walked in memory first (see walkAhead), so the rows are
-// written as those outcomes leave them; then each runs in the transaction the attempts that only record
-// (see inline), as Create does. Each must have its id and a run number taken apart (TakeRunNumber);
+// written as those outcomes leave them; then the attempts that only record run in the transaction, as
+// Create runs them, with what they write written together where they allow it (see inlineMany). Each must have its id and a run number taken apart (TakeRunNumber);
 // errNotMany otherwise. The caller calls Run on each returned value once tx has committed (Drop on each
 // if it did not).
 func (e *Engine) CreateMany(ctx context.Context, tx *sqlx.Tx, ns []NewExecution) ([]*Started, error) {
@@ -58,16 +58,7 @@ func (e *Engine) CreateMany(ctx context.Context, tx *sqlx.Tx, ns []NewExecution)
 			return sts, err
 		}
 	}
-	for i, f := range fs {
-		ahead := f.l.ahead
-		if f.mem != nil {
-			ahead = nil // recorded already, in the rows written
-		}
-		if err := e.inline(ctx, tx, f.x, ahead, sts[i].b); err != nil {
-			return sts, err
-		}
-	}
-	return sts, nil
+	return sts, e.inlineMany(ctx, tx, fs, sts)
 }
 
 // layOne lays out execution n of CreateMany in f, walks what its first tasks ran ahead with, and takes

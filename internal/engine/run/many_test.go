@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/executors"
 )
 
 // outsideThenReview starts with an outside worker's task: its first attempt is queued for a worker
@@ -179,5 +182,51 @@ func TestWalkAheadInMemory(t *testing.T) {
 		case c.ready != "" && (m == nil || len(w.ready) != 1 || w.ready[0].task != c.ready || m.tasks["prepare"].state != "completed"):
 			t.Fatalf("walk in memory %+v", m)
 		}
+	}
+}
+
+// TestStartedTogetherWriteTogether: the reviews of executions started together are written with one
+// call of their executor's Together.Write; when it fails, the transaction returns to before them and each
+// attempt runs as usual once the start commits, writing alone with its InTx, and parks.
+func TestStartedTogetherWriteTogether(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		f := newFakes()
+		f.out["prepare"] = map[string]any{"text": "hello"}
+		var mu sync.Mutex
+		var calls, items, alone int
+		review := executors.Mark(executors.Func(func(_ context.Context, in executors.Input) (executors.Result, error) {
+			return executors.Result{Park: true, AwaitingInput: true,
+				InTx: func(context.Context, *sqlx.Tx) error { mu.Lock(); alone++; mu.Unlock(); return nil },
+				Together: &executors.Together{Key: "reviews", Item: in.Execution, Write: func(_ context.Context, _ *sqlx.Tx, all []any) error {
+					mu.Lock()
+					calls, items = calls+1, items+len(all)
+					mu.Unlock()
+					if fail {
+						return errBoom
+					}
+					return nil
+				}}}, nil
+		}), executors.Records)
+		fn := executors.Func(f.run)
+		h := newHarness(t, executors.Set{"transform": executors.Mark(fn, executors.Computes), "human_review": review})
+		h.e.StartLocal()
+		flow := h.flow(reshapeThenReview)
+		ids, err := h.startMany([]uuid.UUID{flow, flow, flow}, `{"text": "hello"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			for deadline := time.Now().Add(10 * time.Second); h.status(id) != "awaiting_input"; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("fail %v: execution %s, want awaiting_input", fail, h.status(id))
+				}
+			}
+		}
+		h.e.Drain(5 * time.Second)
+		mu.Lock()
+		if calls != 1 || items != 3 || (fail && alone != 3) || (!fail && alone != 0) {
+			t.Fatalf("fail %v: Write called %d times with %d items, InTx %d times", fail, calls, items, alone)
+		}
+		mu.Unlock()
 	}
 }

@@ -34,13 +34,22 @@ func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *au
 
 // prepare picks the version of the app's flow a new job runs and runs its first tasks that only
 // compute, before the job's transaction (see run.Prepared); version 0 when the flow has no version that
-// can run, which the start then reports.
-func (s *Service) prepare(ctx context.Context, g *access.Grant, sub submission) (int, *run.Prepared, error) {
-	v, ok, err := executions.JobVersion(ctx, s.d.DB, *g.App.APIID)
-	if err != nil || !ok {
-		return 0, nil, err
+// can run, which the start then reports. A submission started with others may take the version the
+// process saw last (cached): the batch's statement checks it is still the one to run, and a batch where
+// it is not is started again a submission at a time, each with the version read anew (see
+// writeStarted).
+func (s *Service) prepare(ctx context.Context, g *access.Grant, sub submission, cached bool) (int, *run.Prepared, error) {
+	flow := *g.App.APIID
+	v, ok := s.versions.Load(flow)
+	if !cached || !ok {
+		var err error
+		if v, ok, err = executions.JobVersion(ctx, s.d.DB, flow); err != nil || !ok {
+			s.versions.Delete(flow)
+			return 0, nil, err
+		}
+		s.versions.Store(flow, v)
 	}
-	return v, s.d.Engine.Prepare(ctx, run.Execution{ID: *sub.execution, Org: g.App.OrganizationID, Flow: *g.App.APIID,
+	return v, s.d.Engine.Prepare(ctx, run.Execution{ID: *sub.execution, Org: g.App.OrganizationID, Flow: flow,
 		Version: v, Input: json.RawMessage(sub.input)}), nil
 }
 

@@ -56,6 +56,8 @@ type Service struct {
 	// starting writes submissions that start their app's flow and arrive together in one transaction
 	// (see submitStarted).
 	starting *coalesce.Coalescer[*starting]
+	// versions is, by flow, the version its jobs ran last (see prepare).
+	versions versionCache
 }
 
 // New returns the service.

@@ -52,9 +52,26 @@ func TestStartTogether(t *testing.T) {
 	}
 	wg.Wait()
 	close(jobs)
+	review := func(job int64) string {
+		var s string
+		if err := f.env.DB.Get(&s, `SELECT concat_ws(' | ', r.target_task_name, r.target_task_execution_idx, r.source_task_name,
+			r.source_task_execution_idx, r.status, r.task_metadata::text, r.required_approvals, r.holds_attempt, r.users_named,
+			r.modified_by, (SELECT string_agg(a.user_id::text || ':' || a.status, ',' ORDER BY a.created_at)
+				FROM human_review_assignments a WHERE a.human_review_task_id = r.id),
+			(SELECT string_agg(t.task_name || ':' || t.status || ':' || (t.timeout_at IS NULL), ',' ORDER BY t.task_name)
+				FROM task_executions t WHERE t.flow_execution_id = r.flow_execution_id))
+			FROM human_review_tasks r JOIN jobs j ON j.flow_execution_id = r.flow_execution_id WHERE j.id = $1`, job); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	wantReview := review(alone)
 	for id := range jobs {
 		if got := f.events(t, id); got != want {
 			t.Errorf("job %d: %s\nalone: %s", id, got, want)
+		}
+		if got := review(id); got != wantReview {
+			t.Errorf("job %d's review: %s\nalone: %s", id, got, wantReview)
 		}
 	}
 	var s struct {
@@ -111,5 +128,32 @@ func TestStartTogether(t *testing.T) {
 	_ = f.env.DB.Get(&execs, `SELECT count(*) FROM flow_executions WHERE organization_id = $1`, poor)
 	if count(&accepted) != 10 || count(&refused) != 6 || pb.Consumed != 10 || execs != 10 {
 		t.Fatalf("%d accepted, %d refused, %d consumed, %d executions; want 10, 6, 10, 10", count(&accepted), count(&refused), pb.Consumed, execs)
+	}
+}
+
+// TestStartTogetherRunsTheCurrentVersion: a submission started with others takes the version of its
+// flow the process saw last; once another version is the one to run, the batch's statement refuses
+// the old one, and the job is started again with the version read anew (its first task run ahead on
+// that version).
+func TestStartTogetherRunsTheCurrentVersion(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{def: reviewedDef})
+	first := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hello"})})
+	if _, err := f.env.DB.Exec(`INSERT INTO flow_versions (flow_id, version, organization_id, display_name, definition, valid, status)
+		SELECT flow_id, version + 1, organization_id, display_name, replace(definition::text, '{text: .text}', '{text: .text, v: 2}')::jsonb,
+			true, 'published' FROM flow_versions WHERE flow_id = (SELECT api_id FROM apps WHERE id = $1) ORDER BY version DESC LIMIT 1`, app); err != nil {
+		t.Fatal(err)
+	}
+	second := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hello"})})
+	var versions []string
+	if err := f.env.DB.Select(&versions, `SELECT x.flow_version || ':' || coalesce(t.output ->> 'v', '-') FROM jobs j
+		JOIN flow_executions x ON x.id = j.flow_execution_id
+		JOIN task_executions t ON t.flow_execution_id = x.id AND t.task_name = 'prepare' WHERE j.id IN ($1, $2) ORDER BY j.id`,
+		first, second); err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) != 2 || versions[0] != "1:-" || versions[1] != "2:2" {
+		t.Fatalf("versions run and first outputs %v, want [1:- 2:2]", versions)
 	}
 }

@@ -18,17 +18,18 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
 // startLanes and startBatch bound the batches: at most startLanes transactions at a time, each of at
 // most startBatch submissions. A batch's transaction sends several statements for each of its
 // executions, one after another, so more lanes than plain submissions' keep both cores busy.
-const startLanes, startBatch = 2, 16
+const startLanes, startBatch = 3, 16
 
-// errUncomfortable sends a batch whose organizations' balances would not stay comfortable back to the
-// careful path, a submission at a time.
-var errUncomfortable = errors.New("jobs: a balance in the batch is not comfortable")
+// errRefused sends a batch back to the careful path, a submission at a time: an organization's balance
+// would not stay comfortable, or a flow's jobs run another version now than the one cached.
+var errRefused = errors.New("jobs: a balance in the batch is not comfortable, or a flow's version changed")
 
 // starting is one submission waiting to start its flow with others.
 type starting struct {
@@ -45,7 +46,7 @@ type starting struct {
 // submitStarted starts the execution of a job to an app bound to a flow and writes the job, as
 // startAlone does, with the other such submissions that arrive meanwhile.
 func (s *Service) submitStarted(ctx context.Context, g *access.Grant, p *auth.Principal, sub submission, number int, out *v1api.JobSubmitted) error {
-	if len(sub.input)+len(sub.metadata) > paidAlone {
+	if !together(sub) {
 		return s.startAlone(ctx, g, p, sub, number, out)
 	}
 	item := &starting{ctx: ctx, g: g, p: p, sub: sub, number: number, out: out, done: make(chan struct{})}
@@ -53,6 +54,10 @@ func (s *Service) submitStarted(ctx context.Context, g *access.Grant, p *auth.Pr
 	<-item.done
 	return item.err
 }
+
+// together says whether a submission is started with others: one whose input and metadata pass
+// paidAlone is started alone, so that a batch's documents stay within startBatch × paidAlone bytes.
+func together(sub submission) bool { return len(sub.input)+len(sub.metadata) <= paidAlone }
 
 // startAlone starts one submission's execution and writes its job in a transaction of its own.
 func (s *Service) startAlone(ctx context.Context, g *access.Grant, p *auth.Principal, sub submission, number int, out *v1api.JobSubmitted) error {
@@ -70,9 +75,9 @@ func (s *Service) startAlone(ctx context.Context, g *access.Grant, p *auth.Princ
 	return nil
 }
 
-// writeStarted writes a batch and answers each of its submissions. A batch that fails as a whole is
-// written again a submission at a time, so that one that cannot start does not fail the others and each
-// gets its own answer.
+// writeStarted writes a batch and answers each of its submissions. A batch that fails is written again
+// a submission at a time, on the careful path, so that one that cannot start does not fail the others and
+// each gets its own answer (a balance near its end, a flow without a version that can run).
 func (s *Service) writeStarted(batch []*starting) {
 	defer func() {
 		// A lane is no request's goroutine: what would have been a request's 500 is each one's error.
@@ -84,28 +89,31 @@ func (s *Service) writeStarted(batch []*starting) {
 			close(b.done)
 		}
 	}()
+	// A batch of one goes this way too: its statements are fewer than a start's alone (see
+	// run.Engine.CreateMany). The transaction writes for many requests: one that is given up does not
+	// cancel the others'.
+	ctx := batch[0].ctx
 	if len(batch) > 1 {
-		// The transaction writes for many requests: one that is given up does not cancel the others'.
-		ctx := context.WithoutCancel(batch[0].ctx)
-		var sts []*run.Started
-		err := dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
-			var err error
-			sts, err = s.startBatch(ctx, tx, batch)
-			return err
-		})
-		for _, st := range sts {
-			if err != nil {
-				st.Drop()
-			} else {
-				st.Run()
-			}
-		}
-		if err == nil {
-			return
+		ctx = context.WithoutCancel(ctx)
+	}
+	var sts []*run.Started
+	err := dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
+		var err error
+		sts, err = s.startBatch(ctx, tx, batch)
+		return err
+	})
+	for _, st := range sts {
+		if err != nil {
+			st.Drop()
+		} else {
+			st.Run()
 		}
 	}
+	if err == nil {
+		return
+	}
 	for _, b := range batch {
-		b.err = s.startAlone(b.ctx, b.g, b.p, b.sub, b.number, b.out)
+		b.err = s.startAgain(b)
 	}
 }
 
@@ -134,4 +142,24 @@ func (s *Service) startBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting
 	}
 	_, err = tx.ExecContext(ctx, `SELECT job_follow(x) FROM flow_executions x WHERE x.id = ANY($1::uuid[])`, pq.Array(ended))
 	return sts, err
+}
+
+// startAgain starts a submission of a batch that failed alone, on the careful path, with its flow's
+// version read anew: the one it took from the cache may be what failed the batch, and its first tasks
+// are then run ahead again, on the version it now runs.
+func (s *Service) startAgain(b *starting) error {
+	v, ok, err := executions.JobVersion(b.ctx, s.d.DB, *b.g.App.APIID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		s.versions.Delete(*b.g.App.APIID)
+		v = 0 // the start reports that the flow has no version that can run
+	}
+	if v != b.sub.version {
+		if b.sub.version, b.sub.pre, err = s.prepare(b.ctx, b.g, b.sub, false); err != nil {
+			return err
+		}
+	}
+	return s.startAlone(b.ctx, b.g, b.p, b.sub, b.number, b.out)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/credits"
 )
@@ -26,19 +27,27 @@ type startedRow struct {
 	Deadline  *time.Time      `json:"deadline"`
 	TTL       *int            `json:"ttl"`
 	Actor     string          `json:"actor"`
+	Flow      uuid.UUID       `json:"flow"`
+	Version   int             `json:"version"`
 }
 
 // insertStartedBatch writes the batch's jobs (ids, the ids taken for them) where their executions
 // stand, with their histories, usage records and credit, as insertStarted does for one, when every
 // organization's balance stays comfortable after all of its jobs in the batch are paid
-// (errUncomfortable otherwise, having written nothing). It answers the executions that ended within
+// and every job runs the version its flow's jobs run now (the version came from a cache, see prepare);
+// errRefused otherwise, having written nothing. It answers the executions that ended within
 // their start, whose jobs the caller moves on (job_follow).
 func insertStartedBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting, ids []int64) ([]string, error) {
 	rows := make([]startedRow, len(batch))
+	// The executions are also named by id (= ANY), which takes the planner to their key whatever it
+	// thinks of the batch's size.
+	execs := make([]string, len(batch))
 	for i, b := range batch {
+		execs[i] = b.sub.execution.String()
 		rows[i] = startedRow{ID: ids[i], Exec: *b.sub.execution, Org: b.g.App.OrganizationID, App: b.g.App.ID,
 			Input: json.RawMessage(b.sub.input), Metadata: json.RawMessage(b.sub.metadata), Tags: b.sub.tags, BatchID: b.sub.batchID,
-			Priority: b.sub.priority, CreatedBy: authorID(b.p), Deadline: b.sub.deadline, TTL: b.sub.ttlSeconds, Actor: b.p.Actor()}
+			Priority: b.sub.priority, CreatedBy: authorID(b.p), Deadline: b.sub.deadline, TTL: b.sub.ttlSeconds, Actor: b.p.Actor(),
+			Flow: *b.g.App.APIID, Version: b.sub.version}
 	}
 	doc, err := json.Marshal(rows)
 	if err != nil {
@@ -55,14 +64,17 @@ func insertStartedBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting, ids
 	err = tx.SelectContext(ctx, &written, `
 		WITH v AS (
 		  SELECT * FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (id bigint, exec uuid, org uuid, app uuid, input jsonb,
-		    metadata jsonb, tags text[], batch_id text, priority int, created_by uuid, deadline timestamptz, ttl int, actor text))
-		    WITH ORDINALITY AS v (id, exec, org, app, input, metadata, tags, batch_id, priority, created_by, deadline, ttl, actor, ord)
+		    metadata jsonb, tags text[], batch_id text, priority int, created_by uuid, deadline timestamptz, ttl int, actor text,
+		    flow uuid, version int)) WITH ORDINALITY AS v (id, exec, org, app, input, metadata, tags, batch_id, priority, created_by,
+		    deadline, ttl, actor, flow, version, ord)
 		), x AS (
 		  SELECT v.*, CASE WHEN f.status IN `+live+` THEN js.status ELSE 'IN_PROGRESS' END AS status,
 		    CASE WHEN f.status IN `+live+` THEN js.processing_state ELSE 'PROCESSING' END AS processing,
 		    f.status <> 'queued' AS moved, f.status NOT IN `+live+` AS ended
-		  FROM v JOIN flow_executions f ON f.id = v.exec, job_state(f) js
+		  FROM v JOIN flow_executions f ON f.id = v.exec AND f.id = ANY($4::uuid[]), job_state(f) js
 		  WHERE `+credits.RemainingSQL("v.org")+` >= $2 + (SELECT count(*) FROM v w WHERE w.org = v.org)
+		    AND v.version = (SELECT fv.version FROM flow_versions fv WHERE fv.flow_id = v.flow AND fv.valid
+		      ORDER BY fv.status = 'published' DESC, fv.version DESC LIMIT 1)
 		), job AS (
 		  INSERT INTO jobs (id, organization_id, app_id, status, processing_state, input, metadata, tags, batch_id,
 		    priority, created_by, expires_at, flow_execution_id) OVERRIDING SYSTEM VALUE
@@ -85,12 +97,12 @@ func insertStartedBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting, ids
 		)
 		SELECT x.ord, job.id, job.created_at, job.expires_at, x.exec::text AS exec, x.ended FROM job JOIN x USING (id)
 		WHERE set_config('loopwork.jobs_follow', '', true) IS NOT NULL`,
-		string(doc), credits.Comfortable, credits.JobSubmissionProduct)
+		string(doc), credits.Comfortable, credits.JobSubmissionProduct, pq.Array(execs))
 	if err != nil {
 		return nil, err
 	}
 	if len(written) < len(batch) {
-		return nil, errUncomfortable // the transaction is rolled back: nothing it wrote stays
+		return nil, errRefused // the transaction is rolled back: nothing it wrote stays
 	}
 	var ended []string
 	for _, w := range written {

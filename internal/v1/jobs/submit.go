@@ -122,7 +122,7 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 		}
 		// The version, and the first tasks that only compute, are settled before the transaction too:
 		// those are the tenant's programs, which run while no row is locked (see run.Prepared).
-		if sub.version, sub.pre, err = s.prepare(ctx, g, sub); err != nil {
+		if sub.version, sub.pre, err = s.prepare(ctx, g, sub, sub.onboarding == nil && together(sub)); err != nil {
 			return nil, err
 		}
 	}
