@@ -1,8 +1,12 @@
 package jobs_test
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/auth"
@@ -25,8 +29,27 @@ const reviewedDef = `{"version": 1, "tasks": [
 func TestStartTogether(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	app := f.newApp(t, appOpts{def: reviewedDef})
-	alone := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hello"})})
+	// A review that names its users, reviews a task named by review_of, has instructions and a
+	// timeout, and needs two approvals.
+	named := strings.Replace(reviewedDef, `{"name": "check", "type": "human_review"}`, fmt.Sprintf(`{"name": "check",
+		"type": "human_review", "parameters": {"assigned_users": [%q, %q], "review_of": "prepare", "instructions": "look",
+		"timeout_seconds": 3600, "on_timeout": "approve", "required_approvals": 2}}`, f.admin.UserID,
+		f.env.User(t, f.org, auth.RoleAppUser).UserID), 1)
+	for _, def := range []string{reviewedDef, named} {
+		startTogether(t, f, f.newApp(t, appOpts{def: def}), def == named)
+	}
+	var usage int64
+	_ = f.env.DB.Get(&usage, `SELECT count(DISTINCT job_id) FROM usage_records WHERE organization_id = $1`, f.org)
+	if b, _ := credits.Get(ctx, f.env.DB, f.org); usage != 2*33 || b.Consumed != 2*33 {
+		t.Fatalf("%d usage records, %d consumed; want %d", usage, b.Consumed, 2*33)
+	}
+	startPoor(t, f)
+}
+
+// startTogether sends submissions to app at once and compares each job with one submitted alone.
+func startTogether(t *testing.T, f *fx, app uuid.UUID, expires bool) {
+	// Input and metadata past paidAlone: this one is started alone, on the careful path.
+	alone := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hello", "pad": strings.Repeat("x", 70_000)})})
 	f.waitJob(t, app, alone, v1api.JobStatusSUSPENDED)
 	want := f.events(t, alone)
 
@@ -67,6 +90,9 @@ func TestStartTogether(t *testing.T) {
 	}
 	wantReview := review(alone)
 	for id := range jobs {
+		// A job whose first task found its organization's executors busy was started without it run
+		// ahead: it runs once the start commits, and the job reaches its review a moment later.
+		f.waitJob(t, app, id, v1api.JobStatusSUSPENDED)
 		if got := f.events(t, id); got != want {
 			t.Errorf("job %d: %s\nalone: %s", id, got, want)
 		}
@@ -75,25 +101,32 @@ func TestStartTogether(t *testing.T) {
 		}
 	}
 	var s struct {
-		Jobs, Suspended, Numbers, Reviews, Commits, Usage int64
+		Jobs, Suspended, Numbers, Reviews, Commits int64
 	}
 	if err := f.env.DB.QueryRowx(`SELECT count(*), count(*) FILTER (WHERE j.status = 'SUSPENDED' AND x.status = 'awaiting_input'),
 		count(DISTINCT x.run_number), (SELECT count(*) FROM human_review_tasks r JOIN jobs k ON k.flow_execution_id = r.flow_execution_id
-			WHERE k.app_id = $1 AND r.status = 'pending'), count(DISTINCT j.xmin::text),
-		(SELECT count(DISTINCT job_id) FROM usage_records u WHERE u.organization_id = $2)
-		FROM jobs j JOIN flow_executions x ON x.id = j.flow_execution_id WHERE j.app_id = $1`, app, f.org).
-		Scan(&s.Jobs, &s.Suspended, &s.Numbers, &s.Reviews, &s.Commits, &s.Usage); err != nil {
+			WHERE k.app_id = $1 AND r.status = 'pending'), count(DISTINCT j.xmin::text)
+		FROM jobs j JOIN flow_executions x ON x.id = j.flow_execution_id WHERE j.app_id = $1`, app).
+		Scan(&s.Jobs, &s.Suspended, &s.Numbers, &s.Reviews, &s.Commits); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := credits.Get(ctx, f.env.DB, f.org)
-	if s.Jobs != n+1 || s.Suspended != n+1 || s.Numbers != n+1 || s.Reviews != n+1 || s.Usage != n+1 || b.Consumed != n+1 {
-		t.Fatalf("%+v, %d consumed; want %d of each", s, b.Consumed, n+1)
+	if s.Jobs != n+1 || s.Suspended != n+1 || s.Numbers != n+1 || s.Reviews != n+1 {
+		t.Fatalf("%+v; want %d of each", s, n+1)
 	}
 	if s.Commits >= n+1 {
 		t.Fatalf("%d jobs in %d transactions: none was started with another", s.Jobs, s.Commits)
 	}
+	var timeouts int
+	_ = f.env.DB.Get(&timeouts, `SELECT count(*) FROM river_job WHERE kind = 'human_review_timeout' AND args ->> 'review' IN (
+		SELECT r.id::text FROM human_review_tasks r JOIN jobs k ON k.flow_execution_id = r.flow_execution_id WHERE k.app_id = $1)`, app)
+	if expires != (timeouts == n+1) || (!expires && timeouts != 0) {
+		t.Fatalf("%d timeout jobs for %d reviews that expire", timeouts, n+1)
+	}
+}
 
-	// An organization near the end of its credits: every batch it is in takes the careful path.
+// startPoor: an organization near the end of its credits: every batch it is in takes the careful path.
+func startPoor(t *testing.T, f *fx) {
+	var wg sync.WaitGroup
 	poor := f.env.Org(t)
 	if err := credits.Grant(ctx, f.env.DB, poor, 10); err != nil {
 		t.Fatal(err)
