@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // errNotMany is what CreateMany answers for an execution it does not start with others; its caller
@@ -40,6 +41,7 @@ func (e *Engine) CreateMany(ctx context.Context, tx *sqlx.Tx, ns []NewExecution)
 	for i, n := range ns {
 		if err := e.layOne(ctx, tx, n, &fs[i], sts[i].b); err != nil {
 			giveBack()
+			ended(fs[:i+1], err)
 			return sts, err
 		}
 		rows.add(n, &fs[i])
@@ -47,6 +49,7 @@ func (e *Engine) CreateMany(ctx context.Context, tx *sqlx.Tx, ns []NewExecution)
 	written, err := e.writeMany(ctx, tx, rows)
 	if err != nil {
 		giveBack()
+		ended(fs, err)
 		return sts, err
 	}
 	var params []river.InsertManyParams
@@ -85,6 +88,36 @@ func (e *Engine) layOne(ctx context.Context, tx *sqlx.Tx, n NewExecution, f *fre
 		f.atts = append(f.atts[:len(f.atts):len(f.atts)], f.w.ready...)
 	}
 	f.here, f.taken = e.claimHere(n.Org, f.atts, b)
+	return e.recordAhead(ctx, tx, n, f, b)
+}
+
+// recordAhead runs, before f's rows are written, its attempts claimed here whose executors only record
+// (run writes nothing: what they write is their InTx, see inlineMany), so that those that park are
+// written parked, and their execution waiting for input, with no statement to park them. An execution
+// whose first outcomes are left to the database (walkAhead) runs them after they are recorded, in
+// inline.
+func (e *Engine) recordAhead(ctx context.Context, tx *sqlx.Tx, n NewExecution, f *fresh, b *batch) error {
+	if f.mem == nil && len(f.l.ahead) > 0 {
+		return nil
+	}
+	for j, a := range f.atts {
+		if !f.here[j] || a.ahead || len(f.ran) >= maxInline {
+			continue
+		}
+		r := localRun{args: taskArgs{Execution: n.ID, Task: a.task, Idx: a.idx, Org: n.Org},
+			claimed: claimed{org: n.Org, flow: b.flow, version: b.version, input: a.input, vars: a.vars},
+			parent:  trace.SpanContextFromContext(ctx)}
+		o, actx, span, ok, err := e.runRecording(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if f.ran == nil {
+				f.ran = map[string]parkedHere{}
+			}
+			f.ran[a.task] = parkedHere{o: o, ctx: actx, span: span}
+		}
+	}
 	return nil
 }
 
@@ -124,8 +157,9 @@ func (e *Engine) writeMany(ctx context.Context, tx *sqlx.Tx, r manyRows) (map[uu
 		INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input, vars,
 			output, detail, started_at, timeout_at, completed_at)
 		SELECT org, exec, n, i, st, input, vars, o::jsonb, dt::jsonb, CASE WHEN st <> 'queued' THEN now() END,
-			CASE WHEN st <> 'queued' THEN now() + make_interval(secs => $5) END, CASE WHEN st = 'completed' THEN now() END
-		FROM jsonb_to_recordset($3::jsonb) AS a (exec uuid, org uuid, n text, i int, st text, input jsonb, vars jsonb, o text, dt text)
+			CASE WHEN st <> 'queued' AND NOT p THEN now() + make_interval(secs => $5) END, CASE WHEN st = 'completed' THEN now() END
+		FROM jsonb_to_recordset($3::jsonb) AS a (exec uuid, org uuid, n text, i int, st text, input jsonb, vars jsonb, o text, dt text,
+			p boolean)
 		ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
 		RETURNING flow_execution_id, task_name`, docs[0], docs[1], docs[2], docs[3], e.lease.Seconds()); err != nil {
 		return nil, err

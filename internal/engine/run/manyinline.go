@@ -8,111 +8,95 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// parkedHere is an attempt of CreateMany's that ran in its transaction and parks: execution i of the
-// batch, its claimed run j, and what it came to.
+// parkedHere is an attempt of CreateMany's that ran before its rows were written and parks (see
+// recordAhead): what it came to, and its span, ended once what it writes is written.
 type parkedHere struct {
-	i, j int
 	o    outcome
 	ctx  context.Context
 	span trace.Span
 }
 
+// ended ends the spans of the attempts fs ran ahead of their rows.
+func ended(fs []fresh, err error) {
+	for _, f := range fs {
+		for _, d := range f.ran {
+			endAttempt(d.span, d.o, err)
+		}
+	}
+}
+
 // inlineMany is inline for the executions CreateMany laid out. Those whose first outcomes are still to be
-// recorded in the database (walkAhead left them) take inline's path, one by one. For the others, the
-// attempts claimed here whose executors only record run (which writes nothing), and then, under one
-// savepoint, what they write goes in together where their executors allow it (executors.Together: the
-// reviews of a batch are one statement) and they park with one statement. Should that fail, the
-// transaction returns to the savepoint and those attempts run as usual once it commits.
+// recorded in the database (walkAhead left them) take inline's path, one by one. The others' attempts
+// that only record were run before their rows were written, and written parked (recordAhead): under one
+// savepoint, what they write goes in now, together where their executors allow it (executors.Together:
+// the reviews of a batch are one statement). Should that fail, the transaction returns to the savepoint,
+// the attempts and their executions are put back as they were laid out, and the attempts run as usual
+// once it commits.
 func (e *Engine) inlineMany(ctx context.Context, tx *sqlx.Tx, fs []fresh, sts []*Started) error {
-	var done []parkedHere
+	some := false
 	for i, f := range fs {
 		if f.mem == nil && len(f.l.ahead) > 0 {
 			if err := e.inline(ctx, tx, f.x, f.l.ahead, sts[i].b); err != nil {
 				return err
 			}
-			continue
 		}
-		for j := 0; j < len(sts[i].b.runs) && j < maxInline; j++ {
-			o, actx, span, ok, err := e.runRecording(ctx, tx, sts[i].b.runs[j])
-			if err != nil {
-				ended(done, err)
-				return nil // nothing written: they all run after the commit
-			}
-			if ok {
-				done = append(done, parkedHere{i: i, j: j, o: o, ctx: actx, span: span})
-			}
-		}
+		some = some || len(f.ran) > 0
 	}
-	if len(done) == 0 {
+	if !some {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT inline`); err != nil {
-		ended(done, err)
+		ended(fs, err)
 		return err
 	}
-	if err := e.parkMany(ctx, tx, sts, done); err != nil {
-		ended(done, err)
+	if err := e.writeTogether(ctx, tx, fs); err != nil {
+		ended(fs, err)
 		if e.log != nil {
 			e.log.Warn("running the first steps of executions started together in their transaction failed; they run after it", "error", err)
 		}
-		_, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT inline`)
-		return err
-	}
-	ended(done, nil)
-	ran := make([]map[int]bool, len(fs))
-	for _, d := range done {
-		if ran[d.i] == nil {
-			ran[d.i] = map[int]bool{}
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT inline`); err != nil {
+			return err
 		}
-		ran[d.i][d.j] = true
+		return e.unpark(ctx, tx, fs)
 	}
-	for i, st := range sts {
-		kept := st.b.runs[:0:0]
-		for j, r := range st.b.runs {
-			if ran[i][j] {
+	ended(fs, nil)
+	for i, f := range fs {
+		kept := sts[i].b.runs[:0:0]
+		for _, r := range sts[i].b.runs {
+			if _, ok := f.ran[r.args.Task]; ok {
 				e.local.release(r.org)
 			} else {
 				kept = append(kept, r)
 			}
 		}
-		st.b.runs = kept
+		sts[i].b.runs = kept
 	}
 	return nil
 }
 
-// ended ends the spans of the attempts in done.
-func ended(done []parkedHere, err error) {
-	for _, d := range done {
-		endAttempt(d.span, d.o, err)
-	}
-}
-
-// parkMany writes what the attempts in done write (their executors' InTx, together where they allow it)
-// and parks them, as record does each one's: running with no deadline, and their executions awaiting
-// input (a queued one passes through running, as park moves it). The rows are found through the
-// executions' ids (= ANY), which the planner takes to their indexes whatever it thinks of the batch.
-func (e *Engine) parkMany(ctx context.Context, tx *sqlx.Tx, sts []*Started, done []parkedHere) error {
+// writeTogether writes what the attempts fs ran ahead write: each one's InTx, or, where their executors
+// allow it, one Together.Write for all of those that share its key.
+func (e *Engine) writeTogether(ctx context.Context, tx *sqlx.Tx, fs []fresh) error {
 	var keys []any
 	items := map[any][]any{}
 	writes := map[any]func(context.Context, *sqlx.Tx, []any) error{}
-	execs, tasks, idxs := make([]string, len(done)), make([]string, len(done)), make([]int64, len(done))
-	var awaiting []string
-	for n, d := range done {
-		r := sts[d.i].b.runs[d.j]
-		execs[n], tasks[n], idxs[n] = r.args.Execution.String(), r.args.Task, int64(r.args.Idx)
-		if d.o.result.AwaitingInput {
-			awaiting = append(awaiting, r.args.Execution.String())
-		}
-		switch t := d.o.result.Together; {
-		case t != nil:
-			if _, ok := items[t.Key]; !ok {
-				keys = append(keys, t.Key)
-				writes[t.Key] = t.Write
+	for _, f := range fs {
+		for _, a := range f.atts {
+			d, ok := f.ran[a.task]
+			if !ok {
+				continue
 			}
-			items[t.Key] = append(items[t.Key], t.Item)
-		case d.o.result.InTx != nil:
-			if err := d.o.result.InTx(d.ctx, tx); err != nil {
-				return err
+			switch t := d.o.result.Together; {
+			case t != nil:
+				if _, ok := items[t.Key]; !ok {
+					keys = append(keys, t.Key)
+					writes[t.Key] = t.Write
+				}
+				items[t.Key] = append(items[t.Key], t.Item)
+			case d.o.result.InTx != nil:
+				if err := d.o.result.InTx(d.ctx, tx); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -121,14 +105,30 @@ func (e *Engine) parkMany(ctx context.Context, tx *sqlx.Tx, sts []*Started, done
 			return err
 		}
 	}
+	return nil
+}
+
+// unpark puts the attempts fs ran ahead, and their executions, back as the start lays them out:
+// running under this process's lease, and the executions in progress (their first round walked) or
+// queued. The rows are found through the executions' ids (= ANY), which the planner takes to their
+// indexes whatever it thinks of the batch.
+func (e *Engine) unpark(ctx context.Context, tx *sqlx.Tx, fs []fresh) error {
+	var execs, tasks, walked []string
+	for _, f := range fs {
+		for task := range f.ran {
+			execs, tasks = append(execs, f.x.ID.String()), append(tasks, task)
+		}
+		if len(f.ran) > 0 && f.mem != nil {
+			walked = append(walked, f.x.ID.String())
+		}
+	}
 	_, err := tx.ExecContext(ctx, `
-		WITH d AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[]) AS d (x, n, i)),
-		att AS (UPDATE task_executions t SET timeout_at = NULL, updated_at = now() FROM d
-			WHERE t.flow_execution_id = ANY($1::uuid[]) AND t.flow_execution_id = d.x AND t.task_name = d.n
-			  AND t.task_execution_idx = d.i)
-		UPDATE flow_executions x SET updated_at = now(), started_at = coalesce(x.started_at, now()),
-			status = CASE WHEN x.id = ANY($4::uuid[]) THEN 'awaiting_input' ELSE 'running' END
-		WHERE x.id = ANY($1::uuid[]) AND (x.id = ANY($4::uuid[]) OR x.status = 'queued')`,
-		pq.Array(execs), pq.Array(tasks), pq.Array(idxs), pq.Array(awaiting))
+		WITH att AS (UPDATE task_executions t SET timeout_at = now() + make_interval(secs => $3), updated_at = now()
+			FROM unnest($1::uuid[], $2::text[]) AS d (x, n)
+			WHERE t.flow_execution_id = ANY($1::uuid[]) AND t.flow_execution_id = d.x AND t.task_name = d.n AND t.status = 'running')
+		UPDATE flow_executions x SET updated_at = now(),
+			status = CASE WHEN x.id = ANY($4::uuid[]) THEN 'in_progress' ELSE 'queued' END,
+			started_at = CASE WHEN x.id = ANY($4::uuid[]) THEN x.started_at END
+		WHERE x.id = ANY($1::uuid[])`, pq.Array(execs), pq.Array(tasks), e.lease.Seconds(), pq.Array(walked))
 	return err
 }

@@ -45,6 +45,7 @@ type manyAttempt struct {
 	Vars   json.RawMessage `json:"vars,omitempty"` // absent: none (NULL)
 	Output *string         `json:"o"`
 	Detail *string         `json:"dt"`
+	Parked bool            `json:"p"` // running with no deadline: it parked in the start (see recordAhead)
 }
 
 type manySkip struct {
@@ -71,6 +72,9 @@ type fresh struct {
 	atts  []attempt
 	here  []bool
 	taken int
+	// ran are the attempts claimed here whose executors only record, run before the rows are written
+	// and parked, by task (see recordAhead).
+	ran map[string]parkedHere
 }
 
 // text is a JSON value as text for a row of CreateMany (nil: none).
@@ -104,7 +108,6 @@ func (r *manyRows) add(n NewExecution, f *fresh) {
 			r.skips = append(r.skips, manySkip{Exec: n.ID, Org: n.Org, Name: name})
 		}
 	}
-	r.execs = append(r.execs, x)
 	for j, a := range f.atts {
 		row := manyAttempt{Exec: n.ID, Org: n.Org, Name: a.task, Idx: a.idx, Status: "queued", Input: a.input, Vars: a.vars}
 		switch {
@@ -113,7 +116,18 @@ func (r *manyRows) add(n NewExecution, f *fresh) {
 			row.Status, row.Output, row.Detail = "completed", text(o.output), text(o.detail)
 		case f.here[j]:
 			row.Status = "running"
+			if d, ok := f.ran[a.task]; ok {
+				// As park leaves it and its execution: waiting for input, or running when it was queued.
+				row.Parked = true
+				switch {
+				case d.o.result.AwaitingInput:
+					x.Status = "awaiting_input"
+				case x.Status == "queued":
+					x.Status = "running"
+				}
+			}
 		}
 		r.atts = append(r.atts, row)
 	}
+	r.execs = append(r.execs, x)
 }
