@@ -87,19 +87,31 @@ func writePaid(db *sqlx.DB, batch []*paid) {
 
 // paidRow is a submission as the batch statement reads it (jsonb_to_recordset).
 type paidRow struct {
-	Org        uuid.UUID       `json:"org"`
-	App        uuid.UUID       `json:"app"`
-	Status     string          `json:"status"`
-	Processing string          `json:"processing"`
-	Input      json.RawMessage `json:"input"`
-	Metadata   json.RawMessage `json:"metadata"`
-	Tags       []string        `json:"tags"`
-	BatchID    *string         `json:"batch_id"`
-	Priority   int             `json:"priority"`
-	CreatedBy  *uuid.UUID      `json:"created_by"`
-	Deadline   *time.Time      `json:"deadline"`
-	TTL        *int            `json:"ttl"`
-	Actor      string          `json:"actor"`
+	Status     string `json:"status"`
+	Processing string `json:"processing"`
+	jobRow
+}
+
+// jobRow is what a batch statement writes of each submission's job (jsonb_to_recordset).
+type jobRow struct {
+	Org       uuid.UUID       `json:"org"`
+	App       uuid.UUID       `json:"app"`
+	Input     json.RawMessage `json:"input"`
+	Metadata  json.RawMessage `json:"metadata"`
+	Tags      []string        `json:"tags"`
+	BatchID   *string         `json:"batch_id"`
+	Priority  int             `json:"priority"`
+	CreatedBy *uuid.UUID      `json:"created_by"`
+	Deadline  *time.Time      `json:"deadline"`
+	TTL       *int            `json:"ttl"`
+	Actor     string          `json:"actor"`
+}
+
+// rowOf is the job of a submission of g's app by p, for a batch statement.
+func rowOf(g *access.Grant, p *auth.Principal, sub submission) jobRow {
+	return jobRow{Org: g.App.OrganizationID, App: g.App.ID, Input: json.RawMessage(sub.input), Metadata: json.RawMessage(sub.metadata),
+		Tags: sub.tags, BatchID: sub.batchID, Priority: sub.priority, CreatedBy: authorID(p), Deadline: sub.deadline,
+		TTL: sub.ttlSeconds, Actor: p.Actor()}
 }
 
 // insertPaidBatch writes the jobs of the batch whose organization's balance stays comfortable after
@@ -108,9 +120,7 @@ type paidRow struct {
 func insertPaidBatch(ctx context.Context, db *sqlx.DB, batch []*paid) error {
 	rows := make([]paidRow, len(batch))
 	for i, b := range batch {
-		rows[i] = paidRow{Org: b.g.App.OrganizationID, App: b.g.App.ID, Status: b.status, Processing: b.processing,
-			Input: json.RawMessage(b.sub.input), Metadata: json.RawMessage(b.sub.metadata), Tags: b.sub.tags, BatchID: b.sub.batchID,
-			Priority: b.sub.priority, CreatedBy: authorID(b.p), Deadline: b.sub.deadline, TTL: b.sub.ttlSeconds, Actor: b.p.Actor()}
+		rows[i] = paidRow{Status: b.status, Processing: b.processing, jobRow: rowOf(b.g, b.p, b.sub)}
 	}
 	doc, err := json.Marshal(rows)
 	if err != nil {

@@ -14,21 +14,11 @@ import (
 
 // startedRow is a job of a batch as insertStartedBatch's statement reads it (jsonb_to_recordset).
 type startedRow struct {
-	ID        int64           `json:"id"`
-	Exec      uuid.UUID       `json:"exec"`
-	Org       uuid.UUID       `json:"org"`
-	App       uuid.UUID       `json:"app"`
-	Input     json.RawMessage `json:"input"`
-	Metadata  json.RawMessage `json:"metadata"`
-	Tags      []string        `json:"tags"`
-	BatchID   *string         `json:"batch_id"`
-	Priority  int             `json:"priority"`
-	CreatedBy *uuid.UUID      `json:"created_by"`
-	Deadline  *time.Time      `json:"deadline"`
-	TTL       *int            `json:"ttl"`
-	Actor     string          `json:"actor"`
-	Flow      uuid.UUID       `json:"flow"`
-	Version   int             `json:"version"`
+	ID      int64     `json:"id"`
+	Exec    uuid.UUID `json:"exec"`
+	Flow    uuid.UUID `json:"flow"`
+	Version int       `json:"version"`
+	jobRow
 }
 
 // insertStartedBatch writes the batch's jobs (ids, the ids taken for them) where their executions
@@ -44,10 +34,8 @@ func insertStartedBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting, ids
 	execs := make([]string, len(batch))
 	for i, b := range batch {
 		execs[i] = b.sub.execution.String()
-		rows[i] = startedRow{ID: ids[i], Exec: *b.sub.execution, Org: b.g.App.OrganizationID, App: b.g.App.ID,
-			Input: json.RawMessage(b.sub.input), Metadata: json.RawMessage(b.sub.metadata), Tags: b.sub.tags, BatchID: b.sub.batchID,
-			Priority: b.sub.priority, CreatedBy: authorID(b.p), Deadline: b.sub.deadline, TTL: b.sub.ttlSeconds, Actor: b.p.Actor(),
-			Flow: *b.g.App.APIID, Version: b.sub.version}
+		rows[i] = startedRow{ID: ids[i], Exec: *b.sub.execution, Flow: *b.g.App.APIID, Version: b.sub.version,
+			jobRow: rowOf(b.g, b.p, b.sub)}
 	}
 	doc, err := json.Marshal(rows)
 	if err != nil {
