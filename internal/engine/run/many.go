@@ -13,15 +13,17 @@ import (
 
 // errNotMany is what CreateMany answers for an execution it does not start with others; its caller
 // starts each with Create instead.
-var errNotMany = errors.New("run: an execution without an id or a run number taken apart, or of a version without tasks, is started alone")
+var errNotMany = errors.New("run: an execution without an id or a run number taken apart, or of a version without tasks, " +
+	"is started alone")
 
 // CreateMany is Create for several executions at once, in tx: their rows, their tasks and their first
 // attempts are one statement for all of them, and their first attempts' River jobs one insert. The
-// outcomes their first tasks ran ahead with are walked in memory first (see walkAhead), so the rows are
-// written as those outcomes leave them; then the attempts that only record run in the transaction, as
-// Create runs them, with what they write written together where they allow it (see inlineMany). Each must have its id and a run number taken apart (TakeRunNumber);
-// errNotMany otherwise. The caller calls Run on each returned value once tx has committed (Drop on each
-// if it did not).
+// outcomes their first tasks ran ahead with are walked in memory first (see walkAhead), and the attempts
+// that walk makes ready and that only record run before the rows are written (see recordAhead), so the
+// rows are written as all of that leaves them; what those attempts write goes in after, together where
+// their executors allow it (see inlineMany). Each execution must have its id and a run number taken
+// apart (TakeRunNumber); errNotMany otherwise. The caller calls Run on each returned value once tx has
+// committed (Drop on each if it did not).
 func (e *Engine) CreateMany(ctx context.Context, tx *sqlx.Tx, ns []NewExecution) ([]*Started, error) {
 	sts := make([]*Started, len(ns))
 	fs := make([]fresh, len(ns))
