@@ -60,6 +60,7 @@ func (e *Engine) CreateMany(ctx context.Context, tx *sqlx.Tx, ns []NewExecution)
 	}
 	if len(params) > 0 {
 		if _, err := e.queue.InsertManyTx(ctx, tx.Tx, params); err != nil {
+			ended(fs, err)
 			return sts, err
 		}
 	}

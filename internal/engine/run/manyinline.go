@@ -37,6 +37,7 @@ func (e *Engine) inlineMany(ctx context.Context, tx *sqlx.Tx, fs []fresh, sts []
 	for i, f := range fs {
 		if f.mem == nil && len(f.l.ahead) > 0 {
 			if err := e.inline(ctx, tx, f.x, f.l.ahead, sts[i].b); err != nil {
+				ended(fs, err)
 				return err
 			}
 		}
