@@ -26,6 +26,15 @@ type memTask struct {
 	output   json.RawMessage
 }
 
+// laidTask is a task as a start lays it out, waiting on that many predecessors: ready, with its first
+// attempt, when it waits on none (start's layout statement writes the same).
+func laidTask(waiting int64) memTask {
+	if waiting == 0 {
+		return memTask{state: "ready", held: true, attempts: 1}
+	}
+	return memTask{state: "waiting", waiting: waiting}
+}
+
 // walkAhead walks the outcomes x's first tasks ran ahead with (l.ahead) over l in memory. It answers nil
 // when there are none, when one was decided on another version, or when the walk would leave no task
 // (the execution would end in its start: the start then records the outcomes in the database, where
@@ -36,11 +45,8 @@ func (e *Engine) walkAhead(ctx context.Context, p *plan, x Execution, l laid) (*
 	}
 	m := &memLayout{tasks: make(map[string]*memTask, len(l.names))}
 	for i, n := range l.names {
-		t := &memTask{state: "waiting", waiting: l.waiting[i]}
-		if t.waiting == 0 {
-			t.state, t.held, t.attempts = "ready", true, 1
-		}
-		m.tasks[n] = t
+		t := laidTask(l.waiting[i])
+		m.tasks[n] = &t
 	}
 	finished := make([]final, len(l.ahead))
 	for i, n := range l.ahead {

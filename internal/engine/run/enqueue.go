@@ -148,6 +148,14 @@ func (e *Engine) claimHere(org uuid.UUID, atts []attempt, b *batch) (here []bool
 	return here, taken
 }
 
+// runHere is attempt a of exec, claimed here in b's transaction, as this process runs it once that
+// commits; it continues the trace of ctx.
+func runHere(ctx context.Context, org, exec uuid.UUID, a attempt, b *batch) localRun {
+	return localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org},
+		claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input, vars: a.vars},
+		parent:  trace.SpanContextFromContext(ctx)}
+}
+
 // place hands exec's attempts that were written (inserted, by task name) to where they run: those
 // claimed here to b, the others to River (appended to params, which it returns), an outside worker's to
 // nobody. A place claimed for an attempt that existed already is given back.
@@ -159,9 +167,7 @@ func (e *Engine) place(ctx context.Context, org, exec uuid.UUID, atts []attempt,
 		}
 		if here[i] {
 			if inserted[a.task] {
-				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org},
-					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input, vars: a.vars},
-					parent:  trace.SpanContextFromContext(ctx)})
+				b.runs = append(b.runs, runHere(ctx, org, exec, a, b))
 			} else {
 				e.local.release(org)
 			}

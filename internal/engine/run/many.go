@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // errNotMany is what CreateMany answers for an execution it does not start with others; its caller
@@ -107,10 +106,7 @@ func (e *Engine) recordAhead(ctx context.Context, tx *sqlx.Tx, n NewExecution, f
 		if !f.here[j] || a.ahead || len(f.ran) >= maxInline {
 			continue
 		}
-		r := localRun{args: taskArgs{Execution: n.ID, Task: a.task, Idx: a.idx, Org: n.Org},
-			claimed: claimed{org: n.Org, flow: b.flow, version: b.version, input: a.input, vars: a.vars},
-			parent:  trace.SpanContextFromContext(ctx)}
-		o, actx, span, ok, err := e.runRecording(ctx, tx, r)
+		o, actx, span, ok, err := e.runRecording(ctx, tx, runHere(ctx, n.Org, n.ID, a, b))
 		if err != nil {
 			return err
 		}

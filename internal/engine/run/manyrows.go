@@ -32,7 +32,7 @@ type manyTask struct {
 	Waiting  int64     `json:"w"`
 	Held     bool      `json:"h"`
 	Attempts int       `json:"a"`
-	Output   *string   `json:"o"`
+	Output   any       `json:"o"` // nullJSON
 }
 
 type manyAttempt struct {
@@ -43,8 +43,8 @@ type manyAttempt struct {
 	Status string          `json:"st"`
 	Input  json.RawMessage `json:"input"`
 	Vars   json.RawMessage `json:"vars,omitempty"` // absent: none (NULL)
-	Output *string         `json:"o"`
-	Detail *string         `json:"dt"`
+	Output any             `json:"o"`              // nullJSON
+	Detail any             `json:"dt"`
 	Parked bool            `json:"p"` // running with no deadline: it parked in the start (see recordAhead)
 }
 
@@ -77,29 +77,17 @@ type fresh struct {
 	ran map[string]parkedHere
 }
 
-// text is a JSON value as text for a row of CreateMany (nil: none).
-func text(v json.RawMessage) *string {
-	if v == nil {
-		return nil
-	}
-	s := string(v)
-	return &s
-}
-
 // rows adds f's rows: its execution, its tasks as its first round left them, and its attempts.
 func (r *manyRows) add(n NewExecution, f *fresh) {
 	x := manyExec{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version, Input: f.x.input(), RunNumber: n.RunNumber,
 		CreatedBy: n.CreatedBy, Actor: n.Actor, JobApp: n.JobApp, Job: n.Job, Tasks: len(f.l.names), Status: "queued"}
 	for i, name := range f.l.names {
-		t := manyTask{Exec: n.ID, Org: n.Org, Name: name, State: "waiting", Waiting: f.l.waiting[i]}
-		if t.Waiting == 0 {
-			t.State, t.Held, t.Attempts = "ready", true, 1
-		}
+		m := laidTask(f.l.waiting[i])
 		if f.mem != nil {
-			m := f.mem.tasks[name]
-			t.State, t.Waiting, t.Held, t.Attempts, t.Output = m.state, m.waiting, m.held, m.attempts, text(m.output)
+			m = *f.mem.tasks[name]
 		}
-		r.tasks = append(r.tasks, t)
+		r.tasks = append(r.tasks, manyTask{Exec: n.ID, Org: n.Org, Name: name, State: m.state, Waiting: m.waiting, Held: m.held,
+			Attempts: m.attempts, Output: nullJSON(m.output)})
 	}
 	if f.mem != nil {
 		// As the count of a completion leaves it (counted): in progress, its finished tasks off the count.
@@ -113,7 +101,7 @@ func (r *manyRows) add(n NewExecution, f *fresh) {
 		switch {
 		case a.ahead && f.mem != nil:
 			o, _ := f.x.Pre.outcome(f.x.ID, f.w.p.key, a.task)
-			row.Status, row.Output, row.Detail = "completed", text(o.output), text(o.detail)
+			row.Status, row.Output, row.Detail = "completed", nullJSON(o.output), nullJSON(o.detail)
 		case f.here[j]:
 			row.Status = "running"
 			if d, ok := f.ran[a.task]; ok {
