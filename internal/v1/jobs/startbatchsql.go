@@ -56,9 +56,7 @@ func insertStartedBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting, ids
 		    flow uuid, version int)) WITH ORDINALITY AS v (id, exec, org, app, input, metadata, tags, batch_id, priority, created_by,
 		    deadline, ttl, actor, flow, version, ord)
 		), x AS (
-		  SELECT v.*, CASE WHEN f.status IN `+live+` THEN js.status ELSE 'IN_PROGRESS' END AS status,
-		    CASE WHEN f.status IN `+live+` THEN js.processing_state ELSE 'PROCESSING' END AS processing,
-		    f.status <> 'queued' AS moved, f.status NOT IN `+live+` AS ended
+		  SELECT v.*, `+standing+`
 		  FROM v JOIN flow_executions f ON f.id = v.exec AND f.id = ANY($4::uuid[]), job_state(f) js
 		  WHERE `+credits.RemainingSQL("v.org")+` >= $2 + (SELECT count(*) FROM v w WHERE w.org = v.org)
 		    AND v.version = (SELECT fv.version FROM flow_versions fv WHERE fv.flow_id = v.flow AND fv.valid
@@ -72,10 +70,7 @@ func insertStartedBatch(ctx context.Context, tx *sqlx.Tx, batch []*starting, ids
 		), history AS (
 		  INSERT INTO job_history (job_id, app_id, organization_id, event, from_status, to_status, details)
 		  SELECT job.id, job.app_id, job.organization_id, e.event, e.f, e.t, jsonb_build_object('flow_execution_id', x.exec)
-		  FROM job JOIN x USING (id), LATERAL (VALUES
-		      (1, 'STATUS_CHANGED', 'SCHEDULED', 'IN_PROGRESS'), (2, 'PROCESSING_STATE_CHANGED', 'QUEUED', 'PROCESSING'),
-		      (3, 'STATUS_CHANGED', 'IN_PROGRESS', job.status), (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', job.processing_state))
-		    AS e (o, event, f, t)
+		  FROM job JOIN x USING (id), LATERAL `+startedHistory+`
 		  WHERE x.moved AND e.f <> e.t ORDER BY x.ord, e.o
 		), usage AS (
 		  INSERT INTO usage_records (organization_id, product_id, job_id, amount, created_by)

@@ -22,6 +22,20 @@ import (
 // score that go with it.
 const live = `('queued', 'running', 'in_progress', 'awaiting_input')`
 
+// standing is where a job written after its execution f (with js, job_state(f)) starts: its status and
+// processing state, whether its execution has moved (so it gets the history below), and whether it has
+// ended within its start (so job_follow moves it on after the insert).
+const standing = `CASE WHEN f.status IN ` + live + ` THEN js.status ELSE 'IN_PROGRESS' END AS status,
+		    CASE WHEN f.status IN ` + live + ` THEN js.processing_state ELSE 'PROCESSING' END AS processing,
+		    f.status <> 'queued' AS moved, f.status NOT IN ` + live + ` AS ended`
+
+// startedHistory is the history such a job, once inserted (job), would have had following each move of its
+// execution: through IN_PROGRESS to where it stands; rows e (o, event, f, t), kept where e.f <> e.t.
+const startedHistory = `(VALUES
+		      (1, 'STATUS_CHANGED', 'SCHEDULED', 'IN_PROGRESS'), (2, 'PROCESSING_STATE_CHANGED', 'QUEUED', 'PROCESSING'),
+		      (3, 'STATUS_CHANGED', 'IN_PROGRESS', job.status), (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', job.processing_state))
+		    AS e (o, event, f, t)`
+
 // startJob starts the execution of a job to an app bound to a flow, then writes the job, in tx. The
 // start may move the execution several times (its first tasks run in it, see run.Prepared); the job,
 // written last, takes the execution's state once, with the history it would have had following each
@@ -74,9 +88,7 @@ func insertStarted(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Pr
 	var ended bool
 	err := tx.QueryRowxContext(ctx, `
 		WITH x AS (
-		  SELECT CASE WHEN f.status IN `+live+` THEN js.status ELSE 'IN_PROGRESS' END AS status,
-		    CASE WHEN f.status IN `+live+` THEN js.processing_state ELSE 'PROCESSING' END AS processing,
-		    f.status <> 'queued' AS moved, f.status NOT IN `+live+` AS ended
+		  SELECT `+standing+`
 		  FROM flow_executions f, job_state(f) js WHERE f.id = $4
 		), job AS (
 		  INSERT INTO jobs (id, organization_id, app_id, status, processing_state, input, metadata, tags, batch_id,
@@ -87,10 +99,7 @@ func insertStarted(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Pr
 		), history AS (
 		  INSERT INTO job_history (job_id, app_id, organization_id, event, from_status, to_status, details)
 		  SELECT job.id, job.app_id, job.organization_id, e.event, e.f, e.t, jsonb_build_object('flow_execution_id', $4::uuid)
-		  FROM job, x, LATERAL (VALUES
-		      (1, 'STATUS_CHANGED', 'SCHEDULED', 'IN_PROGRESS'), (2, 'PROCESSING_STATE_CHANGED', 'QUEUED', 'PROCESSING'),
-		      (3, 'STATUS_CHANGED', 'IN_PROGRESS', job.status), (4, 'PROCESSING_STATE_CHANGED', 'PROCESSING', job.processing_state))
-		    AS e (o, event, f, t)
+		  FROM job, x, LATERAL `+startedHistory+`
 		  WHERE x.moved AND e.f <> e.t ORDER BY e.o
 		)`+pay+`
 		SELECT job.id, job.created_at, job.expires_at, x.ended FROM job, x
