@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
-	"github.com/riverqueue/river"
 )
 
 // opening is a review task to open, as the executor and the create route both describe it.
@@ -89,52 +88,15 @@ func reviewers(ctx context.Context, tx *sqlx.Tx, o opening) ([]uuid.UUID, error)
 	return nil, badUsers{bad}
 }
 
-// open writes a review task with its assignments and, when it expires, its timeout job, in tx. The
-// unique index on open reviews refuses a second one for the same target attempt (errOpen).
+// open writes a review task with its assignments and, when it expires, its timeout job, in tx, as
+// insertMany writes several. The unique index on open reviews refuses a second one for the same target
+// attempt (errOpen).
 func (s *Service) open(ctx context.Context, tx *sqlx.Tx, o opening) (uuid.UUID, error) {
-	users, err := reviewers(ctx, tx, o)
+	ids, err := s.insertMany(ctx, tx, []opening{o})
 	if err != nil {
 		return uuid.Nil, err
 	}
-	if o.required > len(users) && !(len(users) == 0 && o.required == 1) {
-		return uuid.Nil, tooFew{o.required, len(users)}
-	}
-	content := o.content
-	if content == nil {
-		content = json.RawMessage(`null`)
-	}
-	meta, err := json.Marshal(map[string]any{"flow_id": o.flow, "flow_version": o.version, "source_output": content})
-	if err != nil {
-		return uuid.Nil, err
-	}
-	var ids []uuid.UUID
-	// users_named: named users reserve the review for themselves (internal/engine/reviewrule); defaulted
-	// ones leave it open to the /v1 app's labelers too. The assignments go in the same statement, stamped
-	// one after another in the order of the users, so "oldest first" lists them as they were assigned.
-	if err := tx.SelectContext(ctx, &ids, `WITH r AS (INSERT INTO human_review_tasks (organization_id, flow_execution_id,
-			target_task_name, target_task_execution_idx, source_task_name, source_task_execution_idx, instructions,
-			task_metadata, required_approvals, timeout_at, on_timeout, holds_attempt, modified_by, users_named)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-		ON CONFLICT (flow_execution_id, target_task_name, target_task_execution_idx) WHERE status <> 'completed' DO NOTHING
-		RETURNING id),
-		a AS (INSERT INTO human_review_assignments (organization_id, human_review_task_id, user_id, modified_by,
-			created_at, updated_at)
-		SELECT $1, r.id, u, $13, clock_timestamp(), clock_timestamp()
-		FROM r, unnest($15::uuid[]) WITH ORDINALITY AS a (u, ord) ORDER BY ord)
-		SELECT id FROM r`, o.org, o.execution, o.target, o.targetIdx, o.source, o.sourceIdx, o.instructions, string(meta),
-		o.required, o.timeoutAt, o.onTimeout, o.holds, o.actor, len(o.users) > 0, pq.Array(users)); err != nil {
-		return uuid.Nil, err
-	}
-	if len(ids) == 0 {
-		return uuid.Nil, errOpen{}
-	}
-	id := ids[0]
-	if o.timeoutAt != nil {
-		if _, err := s.queue.InsertTx(ctx, tx.Tx, timeoutArgs{Review: id}, &river.InsertOpts{ScheduledAt: *o.timeoutAt}); err != nil {
-			return uuid.Nil, err
-		}
-	}
-	return id, nil
+	return ids[0], nil
 }
 
 // distinct keeps the first occurrence of each id, in order.

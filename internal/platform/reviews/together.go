@@ -82,7 +82,8 @@ func (s *Service) openMany(ctx context.Context, tx *sqlx.Tx, items []any) error 
 		}
 		os[i] = reviewed(os[i], t.p, sources[i], last[j].Idx, last[j].Output)
 	}
-	return s.insertMany(ctx, tx, os)
+	_, err := s.insertMany(ctx, tx, os)
+	return err
 }
 
 // openRow is a review of insertMany's statement (jsonb_to_recordset).
@@ -104,9 +105,13 @@ type openRow struct {
 	Users        []uuid.UUID     `json:"users"`
 }
 
-// insertMany writes the reviews os with their assignments in one statement, and their timeout jobs, as
-// open writes one. The reviewers of reviews that name none are read once for each flow.
-func (s *Service) insertMany(ctx context.Context, tx *sqlx.Tx, os []opening) error {
+// insertMany writes the reviews os with their assignments in one statement, and their timeout jobs, and
+// answers their ids in order. The reviewers of reviews that name none are read once for each flow. The
+// unique index on open reviews refuses a second one for the same target attempt (errOpen). Users named
+// reserve a review for themselves (users_named, see internal/engine/reviewrule); defaulted ones leave it
+// open to the /v1 app's labelers too. The assignments are stamped one after another in the order of the
+// users, so "oldest first" lists them as they were assigned.
+func (s *Service) insertMany(ctx context.Context, tx *sqlx.Tx, os []opening) ([]uuid.UUID, error) {
 	rows := make([]openRow, len(os))
 	byFlow := map[[2]uuid.UUID][]uuid.UUID{}
 	for i, o := range os {
@@ -114,14 +119,14 @@ func (s *Service) insertMany(ctx context.Context, tx *sqlx.Tx, os []opening) err
 		if !ok || len(o.users) > 0 {
 			var err error
 			if users, err = reviewers(ctx, tx, o); err != nil {
-				return err
+				return nil, err
 			}
 			if len(o.users) == 0 {
 				byFlow[[2]uuid.UUID{o.org, o.flow}] = users
 			}
 		}
 		if o.required > len(users) && !(len(users) == 0 && o.required == 1) {
-			return tooFew{o.required, len(users)}
+			return nil, tooFew{o.required, len(users)}
 		}
 		content := o.content
 		if content == nil {
@@ -129,7 +134,7 @@ func (s *Service) insertMany(ctx context.Context, tx *sqlx.Tx, os []opening) err
 		}
 		meta, err := json.Marshal(map[string]any{"flow_id": o.flow, "flow_version": o.version, "source_output": content})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows[i] = openRow{Org: o.org, Exec: o.execution, Target: o.target, TargetIdx: o.targetIdx, Source: o.source,
 			SourceIdx: o.sourceIdx, Instructions: o.instructions, Meta: meta, Required: o.required, TimeoutAt: o.timeoutAt,
@@ -137,7 +142,7 @@ func (s *Service) insertMany(ctx context.Context, tx *sqlx.Tx, os []opening) err
 	}
 	doc, err := json.Marshal(rows)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var ids []struct {
 		Ord int       `db:"ord"`
@@ -165,20 +170,23 @@ func (s *Service) insertMany(ctx context.Context, tx *sqlx.Tx, os []opening) err
 			FROM rv, unnest(rv.users) WITH ORDINALITY AS u (u, o) ORDER BY rv.ord, u.o
 		)
 		SELECT ord, id FROM rv ORDER BY ord`, string(doc)); err != nil {
-		return err
+		return nil, err
 	}
 	if len(ids) < len(os) {
-		return errOpen{}
+		return nil, errOpen{}
 	}
+	out := make([]uuid.UUID, len(ids))
 	var timeouts []river.InsertManyParams
-	for _, r := range ids {
+	for i, r := range ids {
+		out[i] = r.ID
 		if at := os[r.Ord-1].timeoutAt; at != nil {
 			timeouts = append(timeouts, river.InsertManyParams{Args: timeoutArgs{Review: r.ID}, InsertOpts: &river.InsertOpts{ScheduledAt: *at}})
 		}
 	}
-	if len(timeouts) == 0 {
-		return nil
+	if len(timeouts) > 0 {
+		if _, err := s.queue.InsertManyTx(ctx, tx.Tx, timeouts); err != nil {
+			return nil, err
+		}
 	}
-	_, err = s.queue.InsertManyTx(ctx, tx.Tx, timeouts)
-	return err
+	return out, nil
 }
