@@ -100,6 +100,7 @@ func BenchmarkReviewsAtOnce(b *testing.B) {
 		report(b, "  statements a completion sends PostgreSQL (pg_stat_statements)", "%.1f", float64(calls(before, after))/width)
 		stmts.report("  the completions' statements", before, after)
 	}
+	floors(b, c, own)
 	commit := r.commitLatency()
 	for i, p99 := range p99s {
 		report(b, fmt.Sprintf("  round %d: p99 ÷ one durable commit at one client (pgbench, insert + update of a task row)", i+1),
@@ -110,17 +111,31 @@ func BenchmarkReviewsAtOnce(b *testing.B) {
 // completeAtOnce completes the reviews, each from its own goroutine at the same moment, and gives each
 // request's time in ms, sorted, and the time until the last answered.
 func completeAtOnce(b *testing.B, c client, reviews []string) ([]float64, time.Duration) {
-	took := make([]float64, len(reviews))
+	paths := make([]string, len(reviews))
+	for i, id := range reviews {
+		paths[i] = "/api/human-review-tasks/" + id + "/complete"
+	}
+	return atOnce(b, c, "POST", paths, []byte(`{"review_result": true, "reviewed_output": {"text": "ok"}}`))
+}
+
+// atOnce sends one request to each path, each from its own goroutine at the same moment, and gives each
+// request's time in ms, sorted, and the time until the last answered.
+func atOnce(b *testing.B, c client, method string, paths []string, body []byte) ([]float64, time.Duration) {
+	took := make([]float64, len(paths))
 	var wg sync.WaitGroup
 	began := time.Now()
-	for i, id := range reviews {
+	for i, path := range paths {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t0 := time.Now()
-			st, body, err := c.do("POST", "/api/human-review-tasks/"+id+"/complete", []byte(`{"review_result": true, "reviewed_output": {"text": "ok"}}`))
+			var payload any
+			if body != nil {
+				payload = body
+			}
+			st, out, err := c.do(method, path, payload)
 			if err != nil || st != http.StatusOK {
-				b.Errorf("complete: %d %v %s", st, err, body)
+				b.Errorf("%s %s: %d %v %s", method, path, st, err, out)
 			}
 			took[i] = bench.Ms(time.Since(t0))
 		}()
@@ -129,4 +144,23 @@ func completeAtOnce(b *testing.B, c client, reviews []string) ([]float64, time.D
 	all := time.Since(began)
 	sort.Float64s(took)
 	return took, all
+}
+
+// floors reports what 100 requests arriving at once cost this machine when they write nothing: reads of
+// the completed reviews (authentication and one small query each), and the liveness probe (neither).
+// No completion can answer sooner than the reads, however it writes.
+func floors(b *testing.B, c client, reviews []string) {
+	reads := make([]string, len(reviews))
+	probes := make([]string, len(reviews))
+	for i, id := range reviews {
+		reads[i], probes[i] = "/api/human-review-tasks/"+id, "/health/liveness"
+	}
+	for _, f := range []struct {
+		name  string
+		paths []string
+	}{{"100 reads of a review at once (the floor under a completion)", reads}, {"100 liveness probes at once", probes}} {
+		atOnce(b, c, "GET", f.paths, nil) // connections warm, as the completions' are
+		took, all := atOnce(b, c, "GET", f.paths, nil)
+		report(b, f.name, "p50 %.2f ms  p99 %.2f ms  (all in %.0f ms)", took[len(took)/2], took[len(took)*99/100], bench.Ms(all))
+	}
 }
