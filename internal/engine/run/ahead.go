@@ -45,7 +45,11 @@ func (e *Engine) Prepare(ctx context.Context, x Execution) *Prepared {
 		if executors.KindOf(ex) != executors.Computes || !e.running.TryAcquire(x.Org) {
 			continue
 		}
-		o, ok := e.runAhead(ctx, x, p, n, ex, input)
+		o, ok := outcome{}, false
+		if vars, err := rootVars(p, n, input); err == nil {
+			o, ok = e.runAhead(ctx, taskArgs{Execution: x.ID, Task: n, Org: x.Org},
+				claimed{org: x.Org, flow: x.Flow, version: x.Version, input: input, vars: vars}, p, ex)
+		}
 		e.running.Release(x.Org)
 		if !ok {
 			continue
@@ -58,24 +62,22 @@ func (e *Engine) Prepare(ctx context.Context, x Execution) *Prepared {
 	return pre
 }
 
-// runAhead runs first task n of x and decides the edges out of it, as execute and finish do for an
-// attempt a worker runs; false when it did not complete.
-func (e *Engine) runAhead(ctx context.Context, x Execution, p *plan, n string, ex executors.Executor, input json.RawMessage) (o outcome, ok bool) {
-	task := p.tasks[n]
-	a := taskArgs{Execution: x.ID, Task: n, Org: x.Org}
-	vars, err := rootVars(p, n, input)
+// runAhead runs attempt a, claimed as c, before any transaction, and decides the edges out of it, as
+// execute and finish do for an attempt a worker runs; false when it did not complete. It runs first
+// tasks (Prepare) and the successors a completion makes ready (stepsAhead).
+func (e *Engine) runAhead(ctx context.Context, a taskArgs, c claimed, p *plan, ex executors.Executor) (o outcome, ok bool) {
+	task := p.tasks[a.Task]
+	input := json.RawMessage(c.input)
+	ctx, span := e.startAttempt(ctx, a, task, c)
+	o = outcome{task: task, plan: p, vars: c.vars}
+	defer func() { endAttempt(span, o, nil) }()
+	var data any
+	err := json.Unmarshal(input, &data)
 	if err != nil {
 		return o, false
 	}
-	ctx, span := e.startAttempt(ctx, a, task, claimed{org: x.Org, flow: x.Flow, version: x.Version})
-	o = outcome{task: task, plan: p, vars: vars}
-	defer func() { endAttempt(span, o, nil) }()
-	var data any
-	if err := json.Unmarshal(input, &data); err != nil {
-		return o, false
-	}
-	// The request that starts the execution waits for it, so it gets no longer than an edge condition
-	// does; a slower program gives up here and runs after the start, with the whole of its timeout.
+	// The request or the step that runs it ahead waits for it, so it gets no longer than an edge condition
+	// does; a slower program gives up here and runs after the transaction, with the whole of its timeout.
 	timeout := e.jq.limit
 	if timeout <= 0 {
 		timeout = DefaultEdgeTime
@@ -84,8 +86,9 @@ func (e *Engine) runAhead(ctx context.Context, x Execution, p *plan, n string, e
 		timeout = min(timeout, time.Duration(*task.TimeoutSeconds)*time.Second)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	o.result, o.err = ex.Run(runCtx, executors.Input{Org: x.Org, Execution: x.ID, Task: *task, Data: data, Raw: input,
-		Key: fmt.Sprintf("%s/%s/%d", x.ID, n, 0), Vars: vars})
+	o.result, o.err = ex.Run(runCtx, executors.Input{Org: a.Org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
+		Raw: input, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars, Flow: c.flow, Version: c.version,
+		Preds: p.preds[a.Task]})
 	cancel()
 	r := o.result
 	if o.err != nil || r.Park || !r.WaitUntil.IsZero() || r.InTx != nil {

@@ -88,7 +88,11 @@ func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArg
 		}
 	}
 	if completes && !resumed && o.result.InTx == nil {
-		return e.finishCompleted(ctx, job, a, o.output, o.detail, o.dec)
+		var ahead []stepAhead
+		if o.plan != nil {
+			ahead = e.stepsAhead(ctx, o.plan, a, o)
+		}
+		return e.finishCompleted(ctx, job, a, o.output, o.detail, o.dec, ahead)
 	}
 	return e.finishOne(ctx, job, a, o)
 }

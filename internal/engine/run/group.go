@@ -69,6 +69,13 @@ func (g *groups) arrived(ctx context.Context, exec uuid.UUID) {
 	g.mu.Unlock()
 }
 
+// alone is whether no attempt of the execution but (at most) the caller's is running here.
+func (g *groups) alone(exec uuid.UUID) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.running[exec] <= 1
+}
+
 // gather waits, for at most gatherFor, until no attempt of the execution is still running here.
 func (g *groups) gather(exec uuid.UUID) {
 	deadline := time.Now().Add(gatherFor)
@@ -94,13 +101,16 @@ type completion struct {
 	output json.RawMessage
 	detail json.RawMessage // recorded on the attempt (nil: none)
 	dec    *decision
-	err    chan error
+	// ahead are the successors run ahead of the round's transaction (see stepsAhead).
+	ahead []stepAhead
+	err   chan error
 }
 
 // finishCompleted records a completed attempt with the others of its execution that completed
 // meanwhile. The first of them records, round after round, until none is waiting.
-func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output, detail json.RawMessage, dec *decision) error {
-	c := &completion{ctx: ctx, job: job, args: a, output: output, detail: detail, dec: dec, err: make(chan error, 1)}
+func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output, detail json.RawMessage, dec *decision,
+	ahead []stepAhead) error {
+	c := &completion{ctx: ctx, job: job, args: a, output: output, detail: detail, dec: dec, ahead: ahead, err: make(chan error, 1)}
 	e.groups.mu.Lock()
 	e.groups.arrivedLocked(ctx, a.Execution)
 	waiting, underWay := e.groups.by[a.Execution]
@@ -145,6 +155,9 @@ func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*compl
 	b := &batch{}
 	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
 		if err := e.completeGroup(ctx, tx, exec, round, b); err != nil {
+			return err
+		}
+		if err := e.recordSteps(ctx, tx, exec, round, b); err != nil {
 			return err
 		}
 		for _, r := range round {
