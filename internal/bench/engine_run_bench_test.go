@@ -87,13 +87,23 @@ func (r *engineRun) chain() (time.Duration, []float64) { return r.chainOf(r.chai
 
 // chainOf runs one execution of a 100-task chain flow.
 func (r *engineRun) chainOf(flow string) (time.Duration, []float64) {
+	id, took := r.runChain(flow)
+	return took, r.stepGaps(id)
+}
+
+// runChain runs one execution of a chain flow: its id and its whole time.
+func (r *engineRun) runChain(flow string) (string, time.Duration) {
 	t0 := time.Now()
 	id, err := r.start(flow)
 	if err != nil {
 		r.b.Fatal(err)
 	}
 	r.waitDone(time.Minute)
-	took := time.Since(t0)
+	return id, time.Since(t0)
+}
+
+// stepGaps are the times of a chain execution's steps in ms, in order.
+func (r *engineRun) stepGaps(id string) []float64 {
 	var gaps []float64
 	// A step is from one task's completion to the next's: the next task's start (the engine's
 	// overhead) and its run, a transform that takes microseconds. Its start is stamped in the
@@ -103,7 +113,7 @@ func (r *engineRun) chainOf(flow string) (time.Duration, []float64) {
 		WHERE p.flow_execution_id = $1 ORDER BY substr(p.task_name, 2)::int`, id); err != nil {
 		r.b.Fatal(err)
 	}
-	return took, gaps
+	return gaps
 }
 
 // fanOut starts the fan-out flow fanExecutions times at once, by 16 clients as a burst of submissions
@@ -169,7 +179,11 @@ func (r *engineRun) commitLatency() float64 {
 // its first and last hundred steps, and its p99, against one durable commit.
 func (r *engineRun) longChain(commit float64) {
 	flow := r.c.createFlow([]byte(`{"display_name": "long chain", "definition": ` + chainDefinition(1000) + `}`))
-	took, gaps := r.chainOf(flow)
+	stmts := newStatements(r.b, r.env.DB)
+	before := stmts.read()
+	id, took := r.runChain(flow)
+	after := stmts.read()
+	gaps := r.stepGaps(id)
 	if len(gaps) != 999 {
 		r.b.Fatalf("the 1,000-task chain gave %d steps", len(gaps))
 	}
@@ -187,6 +201,8 @@ func (r *engineRun) longChain(commit float64) {
 		r.b.Fatal(err)
 	}
 	report(r.b, "  transactions that recorded its 1,000 tasks", "%d", commits)
+	perTask(r.b, "  ", calls(before, after), dbTime(before, after), 1000)
+	stmts.report("  where the database's time went in that chain", before, after)
 	report(r.b, "  step p50, first 100 steps / last 100", "%.2f / %.2f ms", first, last)
 	report(r.b, "  step p99 ÷ one durable commit", "%.2f ms ÷ %.2f = %.1f", p99, commit, p99/commit)
 }
