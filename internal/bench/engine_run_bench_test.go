@@ -204,6 +204,7 @@ func (r *engineRun) longChain(commit float64) {
 	perTask(r.b, "  ", calls(before, after), dbTime(before, after), 1000)
 	stmts.report("  where the database's time went in that chain", before, after)
 	report(r.b, "  step p50, first 100 steps / last 100", "%.2f / %.2f ms", first, last)
+	report(r.b, "  the first 100 steps took / the last 100", "%.0f / %.0f ms", sum(gaps[:100]), sum(gaps[len(gaps)-100:]))
 	report(r.b, "  step p99 ÷ one durable commit", "%.2f ms ÷ %.2f = %.1f", p99, commit, p99/commit)
 }
 
@@ -214,6 +215,15 @@ func joinMs(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.2f", x)
 	}
 	return strings.Join(parts, " ")
+}
+
+// sum is the sum of xs.
+func sum(xs []float64) float64 {
+	var t float64
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 // median is the middle of xs (the upper middle for an even count).
