@@ -42,7 +42,7 @@ func (e *Engine) Prepare(ctx context.Context, x Execution) *Prepared {
 	for _, n := range p.roots() {
 		task := p.tasks[n]
 		ex := e.execs[task.Type]
-		if executors.KindOf(ex) != executors.Computes || !e.running.TryAcquire(x.Org) {
+		if executors.KindOf(ex) != executors.Computes || !p.runsAhead(n) || !e.running.TryAcquire(x.Org) {
 			continue
 		}
 		o, ok := outcome{}, false
@@ -86,10 +86,21 @@ func (e *Engine) runAhead(ctx context.Context, a taskArgs, c claimed, p *plan, e
 		timeout = min(timeout, time.Duration(*task.TimeoutSeconds)*time.Second)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	began := time.Now()
 	o.result, o.err = ex.Run(runCtx, executors.Input{Org: a.Org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
 		Raw: input, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars, Flow: c.flow, Version: c.version,
 		Preds: p.preds[a.Task]})
 	cancel()
+	if time.Since(began) > e.aheadBudget {
+		// A slow program that did not complete (one that spins to its limit, say) runs again after the
+		// transaction, so its time ahead was spent twice: the version's later attempts of it run only
+		// after their transaction. One that completed is recorded, and may run ahead again.
+		defer func() {
+			if !ok {
+				p.long.Store(a.Task, true)
+			}
+		}()
+	}
 	r := o.result
 	if o.err != nil || r.Park || !r.WaitUntil.IsZero() || r.InTx != nil {
 		return o, false

@@ -95,6 +95,9 @@ type Engine struct {
 	// running holds a place for each executor running in this process, River's and local alike, shared
 	// fairly between organizations (see fairshare).
 	running *fairshare.Semaphore[uuid.UUID]
+	// aheadBudget is aheadFor; tests that count transactions lift it, so that a busy machine does not
+	// cut their rounds short.
+	aheadBudget time.Duration
 	// onEnd is told of each execution that completes or fails, in the transaction that ends it.
 	onEnd func(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error
 	// ttl is the sweep of executions past their time to live, woken by each execution that ends here.
@@ -131,7 +134,8 @@ func New(d Deps) *Engine {
 	}
 	e := &Engine{db: d.DB, numbers: d.Numbers, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
 		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
-		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}, maxVars: MaxVars}
+		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}, maxVars: MaxVars,
+		aheadBudget: aheadFor}
 	e.ttl = e.ttlSweep()
 	return e
 }

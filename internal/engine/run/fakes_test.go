@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/loopwork/loopwork/internal/engine/executors"
 )
@@ -16,13 +17,20 @@ type fakes struct {
 	fail map[string]error
 	park map[string]bool
 	runs map[string]int
+	// wait is how long a task's attempts take before their outcome.
+	wait map[string]time.Duration
 }
 
 func newFakes() *fakes {
-	return &fakes{out: map[string]any{}, fail: map[string]error{}, park: map[string]bool{}, runs: map[string]int{}}
+	return &fakes{out: map[string]any{}, fail: map[string]error{}, park: map[string]bool{}, runs: map[string]int{},
+		wait: map[string]time.Duration{}}
 }
 
 func (f *fakes) run(_ context.Context, in executors.Input) (executors.Result, error) {
+	f.mu.Lock()
+	wait := f.wait[in.Task.Name]
+	f.mu.Unlock()
+	time.Sleep(wait)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.runs[in.Task.Name]++

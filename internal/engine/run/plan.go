@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
@@ -25,6 +26,16 @@ type plan struct {
 	// needs is, for each task whose expressions or outgoing edge conditions read variables, what its
 	// attempts are handed (see varsOf): $tasks read whole stands for every task upstream.
 	needs map[string]dsl.Vars
+	// long holds the tasks whose program, run ahead of a transaction, took longer than aheadFor and did
+	// not complete: they run ahead no more, but after the transaction with the whole of their timeout
+	// (see runAhead).
+	long sync.Map
+}
+
+// runsAhead is whether task may run ahead of a transaction: it has not taken long there before.
+func (p *plan) runsAhead(task string) bool {
+	_, long := p.long.Load(task)
+	return !long
 }
 
 // link is a task's dependency on another: every edge between the two, merged. A link holds when

@@ -24,7 +24,8 @@ import (
 
 // maxAhead bounds the successors one completion runs ahead, and aheadFor the time they take: past it,
 // what ran ahead is committed before more runs, so that a chain of slow programs still shows its
-// progress, and loses little should the process die.
+// progress, and loses little should the process die. A task whose program took longer than aheadFor
+// ahead and did not complete runs ahead no more (plan.long).
 const (
 	maxAhead = maxInline
 	aheadFor = 20 * time.Millisecond
@@ -48,7 +49,7 @@ func (e *Engine) stepsAhead(ctx context.Context, p *plan, a taskArgs, o outcome)
 	}
 	var steps []stepAhead
 	cur, out, dec := a.Task, o.output, o.dec
-	for began := time.Now(); len(steps) < maxAhead && time.Since(began) < aheadFor; {
+	for began := time.Now(); len(steps) < maxAhead && time.Since(began) < e.aheadBudget; {
 		next, ok := e.onlyNext(p, cur, dec)
 		if !ok || !e.running.TryAcquire(a.Org) {
 			break
@@ -67,7 +68,7 @@ func (e *Engine) stepsAhead(ctx context.Context, p *plan, a taskArgs, o outcome)
 }
 
 // onlyNext is the one successor of task that the links held by dec make ready, when it is the only
-// one, has task alone upstream, reads no variables and only computes.
+// one, has task alone upstream, reads no variables, only computes, and has not failed slowly ahead.
 func (e *Engine) onlyNext(p *plan, task string, dec *decision) (string, bool) {
 	next := ""
 	for i, l := range p.succ[task] {
@@ -80,7 +81,7 @@ func (e *Engine) onlyNext(p *plan, task string, dec *decision) (string, bool) {
 		next = l.target
 	}
 	t := p.tasks[next]
-	if _, reads := p.needs[next]; t == nil || reads || len(p.preds[next]) != 1 {
+	if _, reads := p.needs[next]; t == nil || reads || len(p.preds[next]) != 1 || !p.runsAhead(next) {
 		return "", false
 	}
 	return next, executors.KindOf(e.execs[t.Type]) == executors.Computes

@@ -52,6 +52,7 @@ func TestChainStepsRunAhead(t *testing.T) {
 	f := newFakes()
 	f.out["t0"] = map[string]any{"n": 1}
 	h := inlineHarness(t, f)
+	h.e.aheadBudget = time.Minute
 	exec := h.startPrepared(h.flow(chainOf(n)), `{}`)
 	h.waitStatus(exec, "completed")
 	var attempts []struct {
@@ -115,5 +116,48 @@ func TestStepAheadFailureRunsAfter(t *testing.T) {
 	}
 	if got := h.states(exec); got["t1"] != "completed" || got["t2"] != "failed" {
 		t.Fatalf("tasks %v", got)
+	}
+}
+
+// TestSlowStepRunsAheadOnce: a step whose program took longer than aheadFor ahead of a transaction and
+// did not complete runs ahead no more: a tenant's program that spins to its limit costs that run once, not
+// once an execution. One that is slow but completes is recorded, and runs ahead again.
+func TestSlowStepRunsAheadOnce(t *testing.T) {
+	f := newFakes()
+	f.fail["t2"] = errBoom
+	f.wait["t2"] = 2 * aheadFor
+	h := inlineHarness(t, f)
+	flow := h.flow(chainOf(4))
+	h.waitStatus(h.startPrepared(flow, `{}`), "failed")
+	if f.ran("t2") != 2 {
+		t.Fatalf("t2 ran %d times in the first execution, want 2: ahead, then after t1's commit", f.ran("t2"))
+	}
+	h.waitStatus(h.startPrepared(flow, `{}`), "failed")
+	if f.ran("t2") != 3 {
+		t.Fatalf("t2 ran %d times after the second execution, want 3: it runs ahead no more", f.ran("t2"))
+	}
+}
+
+// TestSlowStepThatCompletesStaysAhead: a slow step that completes ahead is recorded from there, by the
+// transaction of the step before it, in every execution.
+func TestSlowStepThatCompletesStaysAhead(t *testing.T) {
+	f := newFakes()
+	f.wait["t2"] = 2 * aheadFor
+	h := inlineHarness(t, f)
+	flow := h.flow(chainOf(4))
+	for i := 0; i < 2; i++ {
+		exec := h.startPrepared(flow, `{}`)
+		h.waitStatus(exec, "completed")
+		var together bool
+		if err := h.db.Get(&together, `SELECT count(DISTINCT completed_at) = 1 FROM task_executions
+			WHERE flow_execution_id = $1 AND task_name IN ('t1', 't2')`, exec); err != nil {
+			t.Fatal(err)
+		}
+		if !together {
+			t.Fatalf("execution %d: t2 was not recorded with t1", i+1)
+		}
+	}
+	if f.ran("t2") != 2 {
+		t.Fatalf("t2 ran %d times in two executions, want 2", f.ran("t2"))
 	}
 }
