@@ -35,33 +35,12 @@ func (e *Engine) inline(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []s
 	if len(ahead) == 0 && !e.recordsAny(ctx, b) {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT inline`); err != nil {
+	recorded, err := e.underSavepoint(ctx, tx, b, func() (map[int]bool, error) {
+		return e.inlineSteps(ctx, tx, x, ahead, b)
+	}, "running a start's first steps in its transaction failed; they run after it", x.ID)
+	if err != nil || recorded {
 		return err
 	}
-	laid := len(b.runs)
-	done, err := e.inlineSteps(ctx, tx, x, ahead, b)
-	if err == nil {
-		kept := b.runs[:0:0]
-		for i, r := range b.runs {
-			if done[i] {
-				e.local.release(r.org)
-			} else {
-				kept = append(kept, r)
-			}
-		}
-		b.runs = kept
-		return nil
-	}
-	if e.log != nil {
-		e.log.Warn("running a start's first steps in its transaction failed; they run after it", "execution", x.ID, "error", err)
-	}
-	if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT inline`); err != nil {
-		return err
-	}
-	for _, r := range b.runs[laid:] {
-		e.local.release(r.org)
-	}
-	b.runs = b.runs[:laid]
 	// The first tasks run ahead are written running with no place here: they take one now, or run when
 	// their lease ends (SweepLost), as an attempt of a process that died does.
 	for _, n := range ahead {
@@ -72,6 +51,42 @@ func (e *Engine) inline(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []s
 		}
 	}
 	return nil
+}
+
+// underSavepoint records, under a savepoint of tx, what work ran here in it: it returns which of b.runs
+// that recorded, whose places are then given back and which leave b. Should work fail, it logs why
+// (failed, for execution exec), returns tx to the savepoint and b to its runs before, and reports false:
+// the attempts it would have recorded run after the commit as usual.
+func (e *Engine) underSavepoint(ctx context.Context, tx *sqlx.Tx, b *batch, work func() (map[int]bool, error),
+	failed string, exec uuid.UUID) (bool, error) {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT recorded_here`); err != nil {
+		return false, err
+	}
+	laid := len(b.runs)
+	done, err := work()
+	if err == nil {
+		kept := b.runs[:0:0]
+		for i, r := range b.runs {
+			if done[i] {
+				e.local.release(r.org)
+			} else {
+				kept = append(kept, r)
+			}
+		}
+		b.runs = kept
+		return true, nil
+	}
+	if e.log != nil {
+		e.log.Warn(failed, "execution", exec, "error", err)
+	}
+	if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT recorded_here`); err != nil {
+		return false, err
+	}
+	for _, r := range b.runs[laid:] {
+		e.local.release(r.org)
+	}
+	b.runs = b.runs[:laid]
+	return false, nil
 }
 
 // inlineSteps records the outcomes run ahead and runs the attempts that only record; it returns which

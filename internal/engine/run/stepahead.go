@@ -89,8 +89,8 @@ func (e *Engine) onlyNext(p *plan, task string, dec *decision) (string, bool) {
 
 // recordSteps records in tx, after the round that ran them ahead, the outcomes of the successors run
 // ahead (stepsAhead) that tx made ready here with the input they ran on, as rounds of completions; what
-// those make ready is claimed as usual. It works under a savepoint, as inline does: should anything
-// fail, tx returns to the round as recorded, and those successors run after the commit.
+// those make ready is claimed as usual. It works under a savepoint (underSavepoint), as inline does:
+// should anything fail, tx returns to the round as recorded, and those successors run after the commit.
 func (e *Engine) recordSteps(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, round []*completion, b *batch) error {
 	steps := map[string]stepAhead{}
 	for _, c := range round {
@@ -101,34 +101,10 @@ func (e *Engine) recordSteps(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, r
 	if len(steps) == 0 {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT ahead`); err != nil {
-		return err
-	}
-	laid := len(b.runs)
-	done, err := e.recordStepRounds(ctx, tx, exec, steps, b)
-	if err == nil {
-		kept := b.runs[:0:0]
-		for i, r := range b.runs {
-			if done[i] {
-				e.local.release(r.org)
-			} else {
-				kept = append(kept, r)
-			}
-		}
-		b.runs = kept
-		return nil
-	}
-	if e.log != nil {
-		e.log.Warn("recording steps run ahead failed; they run after the transaction", "execution", exec, "error", err)
-	}
-	if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT ahead`); err != nil {
-		return err
-	}
-	for _, r := range b.runs[laid:] {
-		e.local.release(r.org)
-	}
-	b.runs = b.runs[:laid]
-	return nil
+	_, err := e.underSavepoint(ctx, tx, b, func() (map[int]bool, error) {
+		return e.recordStepRounds(ctx, tx, exec, steps, b)
+	}, "recording steps run ahead failed; they run after the transaction", exec)
+	return err
 }
 
 // recordStepRounds records the steps that b's runs, scanned from the first, are attempts of with their
