@@ -93,17 +93,17 @@ func (g *groups) gather(exec uuid.UUID) {
 // completion is an attempt that completed with output, delivered by job (nil: run in process).
 type completion struct {
 	// ctx is the context of the attempt's own delivery: a River job is completed under it, as River finds
-	// its client there (the first of a round, which records it, may be an attempt run in process, whose
-	// context has none).
+	// its client there (the first of a round, which records it, may be run in process, with none).
 	ctx    context.Context
 	job    *river.Job[taskArgs]
 	args   taskArgs
 	output json.RawMessage
 	detail json.RawMessage // recorded on the attempt (nil: none)
 	dec    *decision
-	// ahead are the successors run ahead of the round's transaction (see stepsAhead).
-	ahead []stepAhead
-	err   chan error
+	ahead  []stepAhead // the successors run ahead of its transaction (stepsAhead)
+	// recorded counts the first of them, written as a line (advanceLine).
+	recorded int
+	err      chan error
 }
 
 // finishCompleted records a completed attempt with the others of its execution that completed
@@ -246,5 +246,5 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 	for i, r := range rows {
 		finished[i] = final{task: r.Task, completed: true, output: r.Output, dec: decs[r.Task]}
 	}
-	return e.advance(ctx, tx, x, p, exec, finished, b)
+	return e.advanceLine(ctx, tx, x, p, exec, round, finished, b)
 }

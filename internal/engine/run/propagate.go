@@ -50,7 +50,13 @@ func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan,
 // advance walks what finished tasks decide, queues the attempts that become ready and settles the
 // execution.
 func (e *Engine) advance(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, finished []final, b *batch) error {
-	w := walk{e: e, tx: tx, exec: exec, p: p}
+	return e.advanceFrom(ctx, tx, x, p, exec, finished, 0, b)
+}
+
+// advanceFrom is advance counting, besides the tasks the walk finishes, before tasks that reached a
+// final state and are not on the count yet.
+func (e *Engine) advanceFrom(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, finished []final, before int, b *batch) error {
+	w := walk{e: e, tx: tx, exec: exec, p: p, final: before}
 	if err := w.finish(ctx, finished); err != nil {
 		return err
 	}

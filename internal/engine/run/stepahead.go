@@ -89,12 +89,13 @@ func (e *Engine) onlyNext(p *plan, task string, dec *decision) (string, bool) {
 
 // recordSteps records in tx, after the round that ran them ahead, the outcomes of the successors run
 // ahead (stepsAhead) that tx made ready here with the input they ran on, as rounds of completions; what
-// those make ready is claimed as usual. It works under a savepoint (underSavepoint), as inline does:
-// should anything fail, tx returns to the round as recorded, and those successors run after the commit.
+// those make ready is claimed as usual; those the round wrote as a line (advanceLine) are recorded
+// already. It works under a savepoint (underSavepoint), as inline does: should anything fail, tx returns
+// to the round as recorded, and those successors run after the commit.
 func (e *Engine) recordSteps(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, round []*completion, b *batch) error {
 	steps := map[string]stepAhead{}
 	for _, c := range round {
-		for _, s := range c.ahead {
+		for _, s := range c.ahead[c.recorded:] {
 			steps[s.task] = s
 		}
 	}

@@ -1,0 +1,137 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// A chain's steps run ahead of a completion's transaction (stepsAhead) are a line: each the only
+// successor of the task before, with that task's output as its whole input. What recording them a round
+// of the walk at a time would write is known before the transaction asks: each task becomes ready, gets
+// its next attempt with that input, completes with its output, and leaves the count of tasks. So the
+// line is written in two statements (writeLine), where the walk took five a step, and only its last
+// task's finishing is walked in the database, where what it decides may be shared with other tasks.
+
+// advanceLine moves the execution on from the round's completed attempts (finished), as advance does,
+// but through the line of steps ahead of a lone completion when it has one (lineOf). A line that finds
+// the execution otherwise than it expects fails the transaction, whose completions are then recorded
+// one by one (finishCompleted), and its steps run after it as any attempt does.
+func (e *Engine) advanceLine(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, round []*completion,
+	finished []final, b *batch) error {
+	if len(round) != 1 || len(finished) != 1 {
+		return e.advance(ctx, tx, x, p, exec, finished, b)
+	}
+	line := lineOf(p, finished[0], round[0].ahead)
+	if len(line) == 0 {
+		return e.advance(ctx, tx, x, p, exec, finished, b)
+	}
+	if err := e.writeLine(ctx, tx, exec, x.Org, line); err != nil {
+		return err
+	}
+	round[0].recorded = len(line)
+	last := line[len(line)-1]
+	return e.advanceFrom(ctx, tx, x, p, exec, []final{{task: last.task, completed: true, output: last.o.output, dec: last.o.dec}},
+		len(line), b)
+}
+
+// lineOf is the line of the steps run ahead after the completed task f that can be written at once: from
+// the first, for as long as the task before each has no successor but it, with the edge to it held (so
+// that its finishing decides nothing else), and the step ran on what the database hands on: the first
+// on f's output as the database wrote it, the others on a text jsonb keeps as written (plainJSON).
+func lineOf(p *plan, f final, ahead []stepAhead) []stepAhead {
+	before, dec := f.task, f.dec
+	for i, s := range ahead {
+		ranOn := sameJSON(f.output, s.input)
+		if i > 0 {
+			ranOn = plainJSON(s.input)
+		}
+		if len(p.succ[before]) != 1 || p.succ[before][0].target != s.task || dec == nil || len(dec.held) != 1 || !dec.held[0] ||
+			!ranOn || s.o.dec == nil || s.o.dec.key != p.key {
+			return ahead[:i]
+		}
+		before, dec = s.task, s.o.dec
+	}
+	return ahead
+}
+
+// writeLine writes a line of steps ahead: the first statement makes its tasks ready with their next
+// attempts, written completed with the input each ran on (a task's state moves from waiting through
+// ready, as its state machine has it); the second completes the tasks. Each task waits on the one
+// before alone, which no other transaction finishes, so none of them waits for this one's locks.
+func (e *Engine) writeLine(ctx context.Context, tx *sqlx.Tx, exec, org uuid.UUID, line []stepAhead) error {
+	names, inputs, outs, details := make([]string, len(line)), make([]string, len(line)), make([]string, len(line)), make([]string, len(line))
+	for i, s := range line {
+		names[i], inputs[i], outs[i], details[i] = s.task, string(s.input), string(s.o.output), string(s.o.detail)
+	}
+	var made struct {
+		Tasks    int `db:"tasks"`
+		Attempts int `db:"attempts"`
+	}
+	if err := tx.GetContext(ctx, &made, `
+		WITH d AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS d (n, inp, o, dt)),
+		k AS (UPDATE execution_tasks k SET state = 'ready', waiting_on = 0, held = true, attempts = k.attempts + 1, updated_at = now()
+			FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`+inNames("k.task_name", "$2")+`
+			  AND k.state = 'waiting' AND k.waiting_on = 1
+			RETURNING k.task_name, k.attempts),
+		a AS (INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input,
+				output, detail, started_at, completed_at, timeout_at)
+			SELECT $6, $1, d.n, k.attempts - 1, 'completed', d.inp::jsonb, d.o::jsonb, nullif(d.dt, '')::jsonb, now(), now(),
+				now() + make_interval(secs => $7)
+			FROM d JOIN k ON k.task_name = d.n
+			ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
+			RETURNING 1)
+		SELECT (SELECT count(*) FROM k) AS tasks, (SELECT count(*) FROM a) AS attempts`,
+		exec, pq.Array(names), pq.Array(inputs), pq.Array(outs), pq.Array(details), org, e.lease.Seconds()); err != nil {
+		return err
+	}
+	if made.Tasks != len(line) || made.Attempts != len(line) {
+		return fmt.Errorf("run: a line of %d steps made %d tasks ready and wrote %d attempts", len(line), made.Tasks, made.Attempts)
+	}
+	var completed int
+	if err := tx.GetContext(ctx, &completed, `WITH d AS (SELECT * FROM unnest($2::text[], $3::text[]) AS d (n, o)),
+		k AS (UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
+			FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`+inNames("k.task_name", "$2")+` AND k.state = 'ready'
+			RETURNING 1)
+		SELECT count(*) FROM k`, exec, pq.Array(names), pq.Array(outs)); err != nil {
+		return err
+	}
+	if completed != len(line) {
+		return fmt.Errorf("run: a line of %d steps completed %d tasks", len(line), completed)
+	}
+	return nil
+}
+
+// plainNumber is a JSON number as jsonb writes it back: no exponent (a minus zero is told apart).
+var plainNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?$`)
+
+// minusZero is a negative number whose digits are all zeros, which jsonb writes without its sign.
+var minusZero = regexp.MustCompile(`^-0(\.0+)?$`)
+
+// plainJSON is whether a JSON text's numbers are all written as jsonb writes them back, so that a step
+// that ran on it ran on what the database hands on: the keys' order and the strings' escapes do not
+// reach a program (gojq keeps an object's keys sorted, and a string's value is what it reads).
+func plainJSON(text []byte) bool {
+	if !json.Valid(text) {
+		return false
+	}
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return errors.Is(err, io.EOF)
+		}
+		if n, ok := tok.(json.Number); ok && (!plainNumber.MatchString(string(n)) || minusZero.MatchString(string(n))) {
+			return false
+		}
+	}
+}

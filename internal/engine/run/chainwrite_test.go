@@ -1,0 +1,142 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// TestPlainJSON: a text whose numbers jsonb writes back otherwise (an exponent, a minus zero) is not
+// plain; strings that look like such numbers are.
+func TestPlainJSON(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"n": 1}`: true, `[0, -1, 10.50, -0.5, 123456789012345678901234567890]`: true, `"1e2"`: true, `null`: true,
+		`{"a": {"b": [true, "x", 3.25]}}`: true,
+		`{"n": 1e2}`:                      false, `{"n": 1.0E2}`: false, `[-0]`: false, `[-0.00]`: false, `{"a": [1, 2.5e-3]}`: false,
+		`{"n": `: false,
+	} {
+		if got := plainJSON([]byte(text)); got != want {
+			t.Errorf("plainJSON(%s) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestLineOf: the line written at once starts at the step that ran on the completed task's output as
+// the database wrote it, and stops before a step whose task before it has another successor, whose
+// input jsonb would write otherwise, whose edge from it does not hold, or whose edges were decided on
+// another version.
+func TestLineOf(t *testing.T) {
+	h := newHarness(t, newFakes().set())
+	flow := h.flow(`{"version": 1, "tasks": [
+		{"name": "t0", "type": "transform", "parameters": {"expression": "."}},
+		{"name": "t1", "type": "transform", "parameters": {"expression": "."}},
+		{"name": "t2", "type": "transform", "parameters": {"expression": "."}},
+		{"name": "t3", "type": "transform", "parameters": {"expression": "."}},
+		{"name": "t4", "type": "transform", "parameters": {"expression": "."}},
+		{"name": "side", "type": "transform", "parameters": {"expression": "."}}],
+		"edges": [{"source": "t0", "target": "t1"}, {"source": "t1", "target": "t2"}, {"source": "t2", "target": "t3"},
+			{"source": "t3", "target": "t4"}, {"source": "t3", "target": "side"}]}`)
+	p, err := h.e.plan(context.Background(), h.db, flow, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := func(task string) *decision {
+		d := &decision{key: p.key, held: make([]bool, len(p.succ[task]))}
+		for i := range d.held {
+			d.held[i] = true
+		}
+		return d
+	}
+	step := func(task, in string) stepAhead {
+		return stepAhead{task: task, input: json.RawMessage(in), o: outcome{output: json.RawMessage(`{"n": 1}`), dec: held(task)}}
+	}
+	other := step("t2", `{"n": 1}`)
+	other.o.dec = &decision{key: planKey{flow: flow, version: 2}, held: []bool{true}}
+	unheld := step("t1", `{"n": 1}`)
+	unheld.o.dec = &decision{key: p.key, held: []bool{false}}
+	for _, c := range []struct {
+		name  string
+		wrote string // t0's output as the database wrote it
+		ahead []stepAhead
+		want  int
+	}{
+		{"to the task with two successors", `{"n": 1}`, []stepAhead{step("t1", `{"n":1}`), step("t2", `{"n": 1}`),
+			step("t3", `{"n": 1}`), step("t4", `{"n": 1}`)}, 3},
+		{"to the input jsonb writes otherwise", `{"n": 1}`, []stepAhead{step("t1", `{"n": 1}`), step("t2", `{"n": 1}`),
+			step("t3", `{"n": 1e0}`)}, 2},
+		{"to another version's decision", `{"n": 1}`, []stepAhead{step("t1", `{"n": 1}`), other}, 1},
+		{"to an edge that does not hold", `{"n": 1}`, []stepAhead{unheld, step("t2", `{"n": 1}`)}, 1},
+		{"from what the database wrote only", `{"n": 2}`, []stepAhead{step("t1", `{"n": 1}`), step("t2", `{"n": 1}`)}, 0},
+	} {
+		line := lineOf(p, final{task: "t0", completed: true, output: json.RawMessage(c.wrote), dec: held("t0")}, c.ahead)
+		if len(line) != c.want {
+			t.Errorf("%s: a line of %d steps, want %d", c.name, len(line), c.want)
+		}
+	}
+}
+
+// TestLineRunsAgainWhatTheDatabaseWritesOtherwise: a step that ran ahead on a number jsonb writes back
+// otherwise ends the line before it, and runs again on what the database hands it; the steps before it
+// are recorded once each.
+func TestLineRunsAgainWhatTheDatabaseWritesOtherwise(t *testing.T) {
+	f := newFakes()
+	f.out["t3"] = json.RawMessage(`{"n": 1.0e2}`)
+	h := inlineHarness(t, f)
+	exec := h.startPrepared(h.flow(chainOf(6)), `{}`)
+	h.waitStatus(exec, "completed")
+	for task, want := range map[string]int{"t1": 1, "t2": 1, "t3": 1, "t4": 2} {
+		if f.ran(task) != want {
+			t.Errorf("%s ran %d times, want %d", task, f.ran(task), want)
+		}
+	}
+	var attempts []struct {
+		Task  string `db:"task_name"`
+		Input string `db:"input"`
+	}
+	if err := h.db.Select(&attempts, `SELECT task_name, coalesce(input::text, '') AS input FROM task_executions
+		WHERE flow_execution_id = $1 AND status = 'completed' ORDER BY task_name`, exec); err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) != 6 || attempts[4].Task != "t4" || attempts[4].Input != `{"n": 100}` {
+		t.Fatalf("attempts %v, want one each, t4's on {\"n\": 100}", attempts)
+	}
+}
+
+// TestWriteLineChecksWhatItFinds: a line is written only over tasks that wait on the one before alone;
+// otherwise it is an error, and the caller's transaction, rolled back, writes nothing.
+func TestWriteLineChecksWhatItFinds(t *testing.T) {
+	h := newHarness(t, newFakes().set())
+	exec := h.start(h.flow(chainOf(4)), `{}`) // t0 is ready, t1 … t3 wait on the one before
+	line := func(tasks ...string) []stepAhead {
+		var l []stepAhead
+		for _, n := range tasks {
+			l = append(l, stepAhead{task: n, input: json.RawMessage(`{"n": 1}`), o: outcome{output: json.RawMessage(`{"n": 2}`)}})
+		}
+		return l
+	}
+	for _, c := range []struct {
+		tasks []string
+		ok    bool
+	}{{[]string{"t1", "t2"}, true}, {[]string{"t0", "t1"}, false}, {[]string{"t2", "nothing"}, false}} {
+		tx, err := h.db.Beginx()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = h.e.writeLine(context.Background(), tx, exec, h.org, line(c.tasks...))
+		if (err == nil) != c.ok {
+			t.Errorf("line %v: %v", c.tasks, err)
+		}
+		if c.ok {
+			var n int
+			if err := tx.Get(&n, `SELECT count(*) FROM task_executions t JOIN execution_tasks k USING (flow_execution_id, task_name)
+				WHERE t.flow_execution_id = $1 AND t.status = 'completed' AND k.state = 'completed' AND k.attempts = 1
+				  AND t.task_execution_idx = 0 AND t.input = '{"n": 1}' AND t.output = '{"n": 2}' AND k.output = '{"n": 2}'`, exec); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(c.tasks) {
+				t.Errorf("line %v: %d tasks completed with their attempt", c.tasks, n)
+			}
+		}
+		_ = tx.Rollback()
+	}
+}
