@@ -113,6 +113,9 @@ func (e *Engine) runAhead(ctx context.Context, a taskArgs, c claimed, p *plan, e
 			return o, false
 		}
 	}
+	if err := e.storableOutcome(ctx, &o); err != nil || o.err != nil {
+		return o, false
+	}
 	src, err := e.producedBy(ctx, p, a, o)
 	if err != nil {
 		return o, false

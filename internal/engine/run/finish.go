@@ -66,6 +66,10 @@ func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArg
 		}
 		o.detail = detail
 	}
+	if err := e.storableOutcome(ctx, &o); err != nil {
+		return err
+	}
+	completes = completes && o.err == nil
 	if completes {
 		// The edges out of the task are decided now, before any transaction: a condition is a tenant's
 		// program, and runs while no row is locked.
@@ -208,7 +212,7 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 	case jqrun.IsLimit(cause):
 		kind = "limit_exceeded"
 	}
-	msg, _ := json.Marshal(map[string]any{"message": cause.Error(), "type": kind})
+	msg, _ := json.Marshal(map[string]any{"message": storedText(cause.Error()), "type": kind})
 	to, attemptErr := state.AttemptFailed, new(string(msg))
 	if errors.As(cause, new(workerCancelled{})) {
 		to, attemptErr = state.AttemptCancelled, nil
@@ -239,6 +243,6 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		}
 		return e.markRunning(ctx, tx, a.Execution, x.Status)
 	}
-	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
+	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": storedText(cause.Error()), "type": kind})
 	return e.failExecution(ctx, tx, x, a, failure)
 }
