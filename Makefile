@@ -65,7 +65,10 @@ TESTP ?= 4
 # the order of their paths (which left /v1's and the recogniser's for last, running alone at the end).
 TEST_FIRST := ./internal/server/ ./internal/speech/ ./internal/v1/exports/ ./internal/v1/bulk/ ./internal/platform/executions/ \
 	./internal/engine/run/ ./internal/deploy/ ./internal/replicas/ ./internal/v1/jobs/
+# The S3 server the export tests run is built in the background from the start (versitygw.sh); its log
+# goes to .data/versitygw.log.
 test:
+	@mkdir -p .data && (GO=$(GO) ./internal/tools/versitygw.sh >.data/versitygw.log 2>&1 &)
 	@./internal/tools/packages.sh $(SPEECH_PACKAGES) pocketsphinx-testdata jq || echo "offline speech tests (and the README tour, without jq) will be skipped"
 	$(GO) build -o bin/testreport ./internal/tools/testreport
 	$(GO) build -o bin/loopwork-test ./cmd/loopwork
