@@ -3838,7 +3838,7 @@ export interface components {
             message: string;
             /** @description The task whose failure failed the execution; null when it was stopped. */
             task?: string | null;
-            /** @description `error` (the task failed for good), `timeout` (its last attempt ran past its timeout), `limit_exceeded` (a jq program of the task — its expression, a template's expression or an outgoing edge's condition — passed its deadline, its memory bound or the size bound of its result; the message names the limit and its value) or `stopped` (the execution was stopped through `POST /api/flow-executions/{id}/stop`). */
+            /** @description `error` (the task failed for good, also when its output holds what PostgreSQL cannot store, a string with the character NUL or a number beyond its numeric type: the message says so; a NUL in a message is written as U+FFFD), `timeout` (its last attempt ran past its timeout), `limit_exceeded` (a jq program of the task — its expression, a template's expression or an outgoing edge's condition — passed its deadline, its memory bound or the size bound of its result; the message names the limit and its value) or `stopped` (the execution was stopped through `POST /api/flow-executions/{id}/stop`). */
             type: string;
         };
         FlowExecutionListResponse: {
