@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // TestPlainJSON: a text whose numbers jsonb writes back otherwise (an exponent, a minus zero) is not
@@ -138,5 +139,39 @@ func TestWriteLineChecksWhatItFinds(t *testing.T) {
 			}
 		}
 		_ = tx.Rollback()
+	}
+}
+
+// TestLineThatFindsOtherwiseWritesNothing: a line whose task another change moved meanwhile (here its count
+// of predecessors, raised while the step ran ahead) fails its transaction; the completion is then
+// recorded alone, and nothing of the line stays: no attempt, and the task counted down once.
+func TestLineThatFindsOtherwiseWritesNothing(t *testing.T) {
+	f := newFakes()
+	f.wait["t2"] = 200 * time.Millisecond
+	h := inlineHarness(t, f)
+	h.e.aheadBudget = time.Minute
+	exec := h.startPrepared(h.flow(chainOf(4)), `{}`)
+	// t1 runs after the start; its completion runs t2 ahead, which waits: meanwhile t2 is made to wait on
+	// two predecessors.
+	for deadline := time.Now().Add(5 * time.Second); f.ran("t1") == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("t1 did not run")
+		}
+	}
+	if _, err := h.db.Exec(`UPDATE execution_tasks SET waiting_on = 2 WHERE flow_execution_id = $1 AND task_name = 't2'`, exec); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); h.states(exec)["t1"] != "completed"; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("t1 was not recorded: tasks %v", h.states(exec))
+		}
+	}
+	var attempts, waiting int
+	if err := h.db.QueryRow(`SELECT (SELECT count(*) FROM task_executions WHERE flow_execution_id = $1 AND task_name IN ('t2', 't3')),
+		(SELECT waiting_on FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = 't2')`, exec).Scan(&attempts, &waiting); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 0 || waiting != 1 || f.ran("t2") != 1 {
+		t.Fatalf("after the line failed: %d attempts of t2 and t3, t2 waits on %d, ran %d times (want 0, 1, 1)", attempts, waiting, f.ran("t2"))
 	}
 }
