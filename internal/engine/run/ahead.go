@@ -105,15 +105,7 @@ func (e *Engine) runAhead(ctx context.Context, a taskArgs, c claimed, p *plan, e
 	if o.err != nil || r.Park || !r.WaitUntil.IsZero() || r.InTx != nil {
 		return o, false
 	}
-	if o.output, err = json.Marshal(r.Output); err != nil {
-		return o, false
-	}
-	if r.Detail != nil {
-		if o.detail, err = json.Marshal(r.Detail); err != nil {
-			return o, false
-		}
-	}
-	if err := e.storableOutcome(ctx, &o); err != nil || o.err != nil {
+	if err := e.encode(ctx, &o, true); err != nil || o.err != nil {
 		return o, false
 	}
 	src, err := e.producedBy(ctx, p, a, o)

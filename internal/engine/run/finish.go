@@ -52,21 +52,7 @@ type execRow struct {
 func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArgs, o outcome) error {
 	resumed := o.output != nil
 	completes := o.err == nil && !o.result.Park && o.result.WaitUntil.IsZero()
-	if completes && !resumed {
-		output, err := json.Marshal(o.result.Output)
-		if err != nil {
-			return err
-		}
-		o.output = output
-	}
-	if o.result.Detail != nil {
-		detail, err := json.Marshal(o.result.Detail)
-		if err != nil {
-			return err
-		}
-		o.detail = detail
-	}
-	if err := e.storableOutcome(ctx, &o); err != nil {
+	if err := e.encode(ctx, &o, completes && !resumed); err != nil {
 		return err
 	}
 	completes = completes && o.err == nil

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,6 +65,24 @@ func unsure(text []byte) bool {
 		}
 	}
 	return false
+}
+
+// encode writes o's result as the texts the database stores: its output when withOutput (an attempt
+// that completes, whose output was not handed to it already), and its detail. An outcome the database
+// would refuse then fails for good (storableOutcome).
+func (e *Engine) encode(ctx context.Context, o *outcome, withOutput bool) error {
+	var err error
+	if withOutput {
+		if o.output, err = json.Marshal(o.result.Output); err != nil {
+			return err
+		}
+	}
+	if o.result.Detail != nil {
+		if o.detail, err = json.Marshal(o.result.Detail); err != nil {
+			return err
+		}
+	}
+	return e.storableOutcome(ctx, o)
 }
 
 // storableOutcome fails o for good when its output or detail is one the database would refuse. An
