@@ -18,8 +18,11 @@ import (
 // successor of the task before, with that task's output as its whole input. What recording them a round
 // of the walk at a time would write is known before the transaction asks: each task becomes ready, gets
 // its next attempt with that input, completes with its output, and leaves the count of tasks. So the
-// line is written in two statements (writeLine), where the walk took five a step, and only its last
-// task's finishing is walked in the database, where what it decides may be shared with other tasks.
+// line is written in two statements, where the walk took five a step. What the last task's finishing
+// decides is known too when it makes ready its only successor, with nothing else upstream (a chain going
+// on): the first statement makes that task ready, and the second, which completes the line, queues its
+// attempt (claimAfter). Otherwise the last task's finishing is walked in the database, where what it
+// decides may be shared with other tasks.
 
 // advanceLine moves the execution on from the round's completed attempts (finished), as advance does,
 // but through the line of steps ahead of a lone completion when it has one (lineOf). A line that finds
@@ -34,13 +37,47 @@ func (e *Engine) advanceLine(ctx context.Context, tx *sqlx.Tx, x execRow, p *pla
 	if len(line) == 0 {
 		return e.advance(ctx, tx, x, p, exec, finished, b)
 	}
-	if err := e.writeLine(ctx, tx, exec, x.Org, line); err != nil {
+	last := line[len(line)-1]
+	next := claimAfter(p, last)
+	idx, err := e.writeLine(ctx, tx, exec, x.Org, line, next)
+	if err != nil {
 		return err
 	}
 	round[0].recorded = len(line)
-	last := line[len(line)-1]
-	return e.advanceFrom(ctx, tx, x, p, exec, []final{{task: last.task, completed: true, output: last.o.output, dec: last.o.dec}},
-		len(line), b)
+	if next == "" {
+		if err := completeLine(ctx, tx, exec, line); err != nil {
+			return err
+		}
+		return e.advanceFrom(ctx, tx, x, p, exec, []final{{task: last.task, completed: true, output: last.o.output, dec: last.o.dec}},
+			len(line), b)
+	}
+	// The line's tasks are completed, and the completion and the line counted, in the statement that
+	// queues next: the first statement made them ready under this transaction's locks, so the
+	// statement finds them as it left them.
+	names, outs := lineOutputs(line)
+	n, err := e.enqueueWith(ctx, tx, cte{sql: lineCompleted("$2", "$8", "$9") + ", " + counted("$2", "$10"),
+		args: []any{pq.Array(names), pq.Array(outs), len(line) + 1}, counts: true}, x.Org, exec,
+		[]attempt{{task: next, idx: idx, input: last.o.output, external: p.tasks[next].Type == External}}, b)
+	if err != nil {
+		return err
+	}
+	return e.settled(ctx, tx, p, exec, n)
+}
+
+// claimAfter is the task that the line's last step s alone makes ready, when the line's first
+// statement can make it ready as the walk would and the statement that completes the line can queue
+// its attempt: the only successor of s, with the edge to it held, s alone upstream of it, and an input
+// that is s's output as the database hands it on (plainJSON) with no variables. "" when there is none.
+func claimAfter(p *plan, s stepAhead) string {
+	succ := p.succ[s.task]
+	if len(succ) != 1 || s.o.dec == nil || len(s.o.dec.held) != 1 || !s.o.dec.held[0] || !plainJSON(s.o.output) {
+		return ""
+	}
+	next := succ[0].target
+	if _, reads := p.needs[next]; reads || len(p.preds[next]) != 1 || p.tasks[next] == nil {
+		return ""
+	}
+	return next
 }
 
 // lineOf is the line of the steps run ahead after the completed task f that can be written at once: from
@@ -63,23 +100,30 @@ func lineOf(p *plan, f final, ahead []stepAhead) []stepAhead {
 	return ahead
 }
 
-// writeLine writes a line of steps ahead: the first statement makes its tasks ready with their next
-// attempts, written completed with the input each ran on (a task's state moves from waiting through
-// ready, as its state machine has it); the second completes the tasks. Each task waits on the one
-// before alone, which no other transaction finishes, so none of them waits for this one's locks.
-func (e *Engine) writeLine(ctx context.Context, tx *sqlx.Tx, exec, org uuid.UUID, line []stepAhead) error {
-	names, inputs, outs, details := make([]string, len(line)), make([]string, len(line)), make([]string, len(line)), make([]string, len(line))
+// writeLine makes the line's tasks ready with their next attempts, written completed with the input
+// each ran on (a task's state moves from waiting through ready, as its state machine has it), and next,
+// when given (claimAfter), ready for the attempt whose index it returns. Each task waits on the one
+// before alone, which no other transaction finishes, so none of them waits for this one's locks; one
+// found otherwise fails the statement's count, and the transaction with it.
+func (e *Engine) writeLine(ctx context.Context, tx *sqlx.Tx, exec, org uuid.UUID, line []stepAhead, next string) (int, error) {
+	names, outs := lineOutputs(line)
+	inputs, details := make([]string, len(line)), make([]string, len(line))
 	for i, s := range line {
-		names[i], inputs[i], outs[i], details[i] = s.task, string(s.input), string(s.o.output), string(s.o.detail)
+		inputs[i], details[i] = string(s.input), string(s.o.detail)
+	}
+	ready := names
+	if next != "" {
+		ready = append(append([]string(nil), names...), next)
 	}
 	var made struct {
 		Tasks    int `db:"tasks"`
 		Attempts int `db:"attempts"`
+		Next     int `db:"next"`
 	}
 	if err := tx.GetContext(ctx, &made, `
 		WITH d AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS d (n, inp, o, dt)),
 		k AS (UPDATE execution_tasks k SET state = 'ready', waiting_on = 0, held = true, attempts = k.attempts + 1, updated_at = now()
-			FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`+inNames("k.task_name", "$2")+`
+			WHERE k.flow_execution_id = $1 AND k.task_name = ANY($8::text[])`+inNames("k.task_name", "$8")+`
 			  AND k.state = 'waiting' AND k.waiting_on = 1
 			RETURNING k.task_name, k.attempts),
 		a AS (INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input,
@@ -89,19 +133,42 @@ func (e *Engine) writeLine(ctx context.Context, tx *sqlx.Tx, exec, org uuid.UUID
 			FROM d JOIN k ON k.task_name = d.n
 			ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
 			RETURNING 1)
-		SELECT (SELECT count(*) FROM k) AS tasks, (SELECT count(*) FROM a) AS attempts`,
-		exec, pq.Array(names), pq.Array(inputs), pq.Array(outs), pq.Array(details), org, e.lease.Seconds()); err != nil {
-		return err
+		SELECT (SELECT count(*) FROM k) AS tasks, (SELECT count(*) FROM a) AS attempts,
+			coalesce((SELECT attempts - 1 FROM k WHERE task_name = $9), 0) AS next`,
+		exec, pq.Array(names), pq.Array(inputs), pq.Array(outs), pq.Array(details), org, e.lease.Seconds(),
+		pq.Array(ready), next); err != nil {
+		return 0, err
 	}
-	if made.Tasks != len(line) || made.Attempts != len(line) {
-		return fmt.Errorf("run: a line of %d steps made %d tasks ready and wrote %d attempts", len(line), made.Tasks, made.Attempts)
+	if made.Tasks != len(ready) || made.Attempts != len(line) {
+		return 0, fmt.Errorf("run: a line of %d steps made %d tasks ready and wrote %d attempts", len(line), made.Tasks, made.Attempts)
 	}
+	return made.Next, nil
+}
+
+// lineOutputs are the names of the line's tasks and their outputs, as text.
+func lineOutputs(line []stepAhead) (names, outs []string) {
+	names, outs = make([]string, len(line)), make([]string, len(line))
+	for i, s := range line {
+		names[i], outs[i] = s.task, string(s.o.output)
+	}
+	return names, outs
+}
+
+// lineCompleted is the WITH item l that completes the line's tasks (names, outputs: placeholders of
+// execution exec), made ready by writeLine, with their outputs.
+func lineCompleted(exec, names, outs string) string {
+	return `l AS (UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
+		FROM unnest(` + names + `::text[], ` + outs + `::text[]) AS d (n, o)
+		WHERE k.flow_execution_id = ` + exec + ` AND k.task_name = d.n` + inNames("k.task_name", names) + ` AND k.state = 'ready'
+		RETURNING 1)`
+}
+
+// completeLine completes the line's tasks in a statement of its own, when no task is queued after it.
+func completeLine(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, line []stepAhead) error {
+	names, outs := lineOutputs(line)
 	var completed int
-	if err := tx.GetContext(ctx, &completed, `WITH d AS (SELECT * FROM unnest($2::text[], $3::text[]) AS d (n, o)),
-		k AS (UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
-			FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`+inNames("k.task_name", "$2")+` AND k.state = 'ready'
-			RETURNING 1)
-		SELECT count(*) FROM k`, exec, pq.Array(names), pq.Array(outs)); err != nil {
+	if err := tx.GetContext(ctx, &completed, `WITH `+lineCompleted("$1", "$2", "$3")+` SELECT count(*) FROM l`,
+		exec, pq.Array(names), pq.Array(outs)); err != nil {
 		return err
 	}
 	if completed != len(line) {
