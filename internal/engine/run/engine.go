@@ -92,6 +92,7 @@ type Engine struct {
 	jq      edgeJQ
 	local   *local
 	groups  groups
+	beside  beside
 	// running holds a place for each executor running in this process, River's and local alike, shared
 	// fairly between organizations (see fairshare).
 	running *fairshare.Semaphore[uuid.UUID]
@@ -135,6 +136,7 @@ func New(d Deps) *Engine {
 	e := &Engine{db: d.DB, numbers: d.Numbers, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
 		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}, maxVars: MaxVars,
+		beside:      beside{by: map[uuid.UUID]*besideRun{}},
 		aheadBudget: aheadFor}
 	e.ttl = e.ttlSweep()
 	return e

@@ -51,20 +51,38 @@ func (e *Engine) stepsAhead(ctx context.Context, p *plan, a taskArgs, o outcome)
 	cur, out, dec := a.Task, o.output, o.dec
 	for began := time.Now(); len(steps) < maxAhead && time.Since(began) < e.aheadBudget; {
 		next, ok := e.onlyNext(p, cur, dec)
-		if !ok || !e.running.TryAcquire(a.Org) {
-			break
-		}
-		n := taskArgs{Execution: a.Execution, Task: next, Org: a.Org}
-		no, ok := e.runAhead(ctx, n, claimed{org: a.Org, flow: p.key.flow, version: p.key.version, input: out}, p,
-			e.execs[p.tasks[next].Type])
-		e.running.Release(a.Org)
 		if !ok {
 			break
 		}
-		steps = append(steps, stepAhead{task: next, input: out, o: no})
-		cur, out, dec = next, no.output, no.dec
+		s, ok := e.takeBeside(a.Execution, next, out, p.key)
+		if !ok {
+			if s, ok = e.stepAfter(ctx, p, a, cur, out, dec); !ok {
+				break
+			}
+		}
+		steps = append(steps, s)
+		cur, out, dec = s.task, s.o.output, s.o.dec
+	}
+	if len(steps) == maxAhead {
+		e.runBeside(p, a, cur, out, dec)
+	} else {
+		e.dropBeside(a.Execution, nil)
 	}
 	return steps
+}
+
+// stepAfter runs ahead the successor of task cur (outcome out, decision dec) that stepsAhead would run
+// next, on out; false when there is none, the organization has no executor free at once, or it did not
+// complete.
+func (e *Engine) stepAfter(ctx context.Context, p *plan, a taskArgs, cur string, out json.RawMessage, dec *decision) (stepAhead, bool) {
+	next, ok := e.onlyNext(p, cur, dec)
+	if !ok || !e.running.TryAcquire(a.Org) {
+		return stepAhead{}, false
+	}
+	defer e.running.Release(a.Org)
+	no, ok := e.runAhead(ctx, taskArgs{Execution: a.Execution, Task: next, Org: a.Org},
+		claimed{org: a.Org, flow: p.key.flow, version: p.key.version, input: out}, p, e.execs[p.tasks[next].Type])
+	return stepAhead{task: next, input: out, o: no}, ok
 }
 
 // onlyNext is the one successor of task that the links held by dec make ready, when it is the only

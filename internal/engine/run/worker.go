@@ -135,6 +135,10 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 		}
 		raw = c.input
 	}
+	if s, ok := e.takeBeside(a.Execution, a.Task, c.input, p.key); ok && len(c.vars) == 0 {
+		o.result = s.o.result // it ran beside the transaction that claimed it (runBeside)
+		return e.finish(ctx, job, a, o)
+	}
 	// The lease is renewed while the attempt waits for its turn, so waiting does not make it look lost.
 	if !held {
 		if err := e.running.Acquire(ctx, c.org); err != nil {
