@@ -206,6 +206,15 @@ func (r *engineRun) longChain(commit float64) {
 	report(r.b, "  step p50, first 100 steps / last 100", "%.2f / %.2f ms", first, last)
 	report(r.b, "  the first 100 steps took / the last 100", "%.0f / %.0f ms", sum(gaps[:100]), sum(gaps[len(gaps)-100:]))
 	report(r.b, "  step p99 ÷ one durable commit", "%.2f ms ÷ %.2f = %.1f", p99, commit, p99/commit)
+	var rounds []float64
+	for _, g := range gaps {
+		if g > 0 {
+			rounds = append(rounds, g)
+		}
+	}
+	report(r.b, "  the steps that end a round: p50 / p90 / max ÷ one durable commit", "%.2f / %.2f / %.2f ms ÷ %.2f = %.1f / %.1f / %.1f",
+		median(rounds), quantile(rounds, 0.9), quantile(rounds, 1), commit, median(rounds)/commit, quantile(rounds, 0.9)/commit,
+		quantile(rounds, 1)/commit)
 }
 
 // joinMs lists durations in ms.

@@ -18,33 +18,27 @@ import (
 // successor of the task before, with that task's output as its whole input. What recording them a round
 // of the walk at a time would write is known before the transaction asks: each task becomes ready, gets
 // its next attempt with that input, completes with its output, and leaves the count of tasks. So the
-// line is written in two statements, where the walk took five a step. What the last task's finishing
-// decides is known too when it makes ready its only successor, with nothing else upstream (a chain going
-// on): the first statement makes that task ready, and the second, which completes the line, queues its
-// attempt (claimAfter). Otherwise the last task's finishing is walked in the database, where what it
-// decides may be shared with other tasks.
+// statement that records the completion also makes the line's tasks ready and writes their attempts
+// (lineDraft), and the next completes them and counts them, where the walk took five statements a step.
+// What the last task's finishing decides is known too when it makes ready its only successor, with
+// nothing else upstream (a chain going on): the first statement makes that task ready, and the second
+// queues its attempt (claimAfter). Otherwise the last task's finishing is walked in the database, where
+// what it decides may be shared with other tasks.
 
 // advanceLine moves the execution on from the round's completed attempts (finished), as advance does,
-// but through the line of steps ahead of a lone completion when it has one (lineOf). A line that finds
-// the execution otherwise than it expects fails the transaction, whose completions are then recorded
-// one by one (finishCompleted), and its steps run after it as any attempt does.
+// but through the line of steps ahead of a lone completion when the round's statement wrote one
+// (draft). A line that found the execution otherwise than it expects failed the transaction, whose
+// completions are then recorded one by one (finishCompleted), and its steps run after it as any
+// attempt does.
 func (e *Engine) advanceLine(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, round []*completion,
-	finished []final, b *batch) error {
-	if len(round) != 1 || len(finished) != 1 {
+	finished []final, draft *lineDraft, b *batch) error {
+	if draft == nil {
 		return e.advance(ctx, tx, x, p, exec, finished, b)
 	}
-	line := lineOf(p, finished[0], round[0].ahead)
-	if len(line) == 0 {
-		return e.advance(ctx, tx, x, p, exec, finished, b)
-	}
-	last := line[len(line)-1]
-	next := claimAfter(p, last)
-	idx, err := e.writeLine(ctx, tx, exec, x.Org, line, next)
-	if err != nil {
-		return err
-	}
+	line := draft.steps
 	round[0].recorded = len(line)
-	if next == "" {
+	last := line[len(line)-1]
+	if draft.next == "" {
 		if err := completeLine(ctx, tx, exec, line); err != nil {
 			return err
 		}
@@ -57,7 +51,7 @@ func (e *Engine) advanceLine(ctx context.Context, tx *sqlx.Tx, x execRow, p *pla
 	names, outs := lineOutputs(line)
 	n, err := e.enqueueWith(ctx, tx, cte{sql: lineCompleted("$2", "$8", "$9") + ", " + counted("$2", "$10"),
 		args: []any{pq.Array(names), pq.Array(outs), len(line) + 1}, counts: true}, x.Org, exec,
-		[]attempt{{task: next, idx: idx, input: last.o.output, external: p.tasks[next].Type == External}}, b)
+		[]attempt{{task: draft.next, idx: draft.idx, input: last.o.output, external: p.tasks[draft.next].Type == External}}, b)
 	if err != nil {
 		return err
 	}
@@ -98,51 +92,6 @@ func lineOf(p *plan, f final, ahead []stepAhead) []stepAhead {
 		before, dec = s.task, s.o.dec
 	}
 	return ahead
-}
-
-// writeLine makes the line's tasks ready with their next attempts, written completed with the input
-// each ran on (a task's state moves from waiting through ready, as its state machine has it), and next,
-// when given (claimAfter), ready for the attempt whose index it returns. Each task waits on the one
-// before alone, which no other transaction finishes, so none of them waits for this one's locks; one
-// found otherwise fails the statement's count, and the transaction with it.
-func (e *Engine) writeLine(ctx context.Context, tx *sqlx.Tx, exec, org uuid.UUID, line []stepAhead, next string) (int, error) {
-	names, outs := lineOutputs(line)
-	inputs, details := make([]string, len(line)), make([]string, len(line))
-	for i, s := range line {
-		inputs[i], details[i] = string(s.input), string(s.o.detail)
-	}
-	ready := names
-	if next != "" {
-		ready = append(append([]string(nil), names...), next)
-	}
-	var made struct {
-		Tasks    int `db:"tasks"`
-		Attempts int `db:"attempts"`
-		Next     int `db:"next"`
-	}
-	if err := tx.GetContext(ctx, &made, `
-		WITH d AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS d (n, inp, o, dt)),
-		k AS (UPDATE execution_tasks k SET state = 'ready', waiting_on = 0, held = true, attempts = k.attempts + 1, updated_at = now()
-			WHERE k.flow_execution_id = $1 AND k.task_name = ANY($8::text[])`+inNames("k.task_name", "$8")+`
-			  AND k.state = 'waiting' AND k.waiting_on = 1
-			RETURNING k.task_name, k.attempts),
-		a AS (INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input,
-				output, detail, started_at, completed_at, timeout_at)
-			SELECT $6, $1, d.n, k.attempts - 1, 'completed', d.inp::jsonb, d.o::jsonb, nullif(d.dt, '')::jsonb, now(), now(),
-				now() + make_interval(secs => $7)
-			FROM d JOIN k ON k.task_name = d.n
-			ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
-			RETURNING 1)
-		SELECT (SELECT count(*) FROM k) AS tasks, (SELECT count(*) FROM a) AS attempts,
-			coalesce((SELECT attempts - 1 FROM k WHERE task_name = $9), 0) AS next`,
-		exec, pq.Array(names), pq.Array(inputs), pq.Array(outs), pq.Array(details), org, e.lease.Seconds(),
-		pq.Array(ready), next); err != nil {
-		return 0, err
-	}
-	if made.Tasks != len(ready) || made.Attempts != len(line) {
-		return 0, fmt.Errorf("run: a line of %d steps made %d tasks ready and wrote %d attempts", len(line), made.Tasks, made.Attempts)
-	}
-	return made.Next, nil
 }
 
 // lineOutputs are the names of the line's tasks and their outputs, as text.

@@ -103,55 +103,6 @@ func TestLineRunsAgainWhatTheDatabaseWritesOtherwise(t *testing.T) {
 	}
 }
 
-// TestWriteLineChecksWhatItFinds: a line, and the task claimed after it, are written only over tasks
-// that wait on the one before alone; otherwise it is an error, and the caller's transaction, rolled
-// back, writes nothing.
-func TestWriteLineChecksWhatItFinds(t *testing.T) {
-	h := newHarness(t, newFakes().set())
-	exec := h.start(h.flow(chainOf(5)), `{}`) // t0 is ready, t1 … t4 wait on the one before
-	line := func(tasks ...string) []stepAhead {
-		var l []stepAhead
-		for _, n := range tasks {
-			l = append(l, stepAhead{task: n, input: json.RawMessage(`{"n": 1}`), o: outcome{output: json.RawMessage(`{"n": 2}`)}})
-		}
-		return l
-	}
-	for _, c := range []struct {
-		tasks []string
-		next  string
-		ok    bool
-	}{{[]string{"t1", "t2"}, "", true}, {[]string{"t1", "t2"}, "t3", true}, {[]string{"t0", "t1"}, "", false},
-		{[]string{"t2", "nothing"}, "", false}, {[]string{"t2", "t3"}, "t0", false}} {
-		tx, err := h.db.Beginx()
-		if err != nil {
-			t.Fatal(err)
-		}
-		idx, err := h.e.writeLine(context.Background(), tx, exec, h.org, line(c.tasks...), c.next)
-		if err == nil {
-			err = completeLine(context.Background(), tx, exec, line(c.tasks...))
-		}
-		if (err == nil) != c.ok {
-			t.Errorf("line %v then %q: %v", c.tasks, c.next, err)
-		}
-		if c.ok {
-			var n, ready int
-			if err := tx.QueryRow(`SELECT count(*) FROM task_executions t JOIN execution_tasks k USING (flow_execution_id, task_name)
-				WHERE t.flow_execution_id = $1 AND t.status = 'completed' AND k.state = 'completed' AND k.attempts = 1
-				  AND t.task_execution_idx = 0 AND t.input = '{"n": 1}' AND t.output = '{"n": 2}' AND k.output = '{"n": 2}'`, exec).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.QueryRow(`SELECT count(*) FROM execution_tasks WHERE flow_execution_id = $1 AND state = 'ready'
-				AND task_name = $2 AND attempts = 1 AND waiting_on = 0 AND held`, exec, c.next).Scan(&ready); err != nil {
-				t.Fatal(err)
-			}
-			if n != len(c.tasks) || (c.next != "") != (ready == 1) || idx != 0 {
-				t.Errorf("line %v then %q: %d tasks completed with their attempt, %d made ready for attempt %d", c.tasks, c.next, n, ready, idx)
-			}
-		}
-		_ = tx.Rollback()
-	}
-}
-
 // TestLineThatFindsOtherwiseWritesNothing: a line whose task another change moved meanwhile (here its count
 // of predecessors, raised while the step ran ahead) fails its transaction; the completion is then
 // recorded alone, and nothing of the line stays: no attempt, and the task counted down once.
@@ -183,49 +134,5 @@ func TestLineThatFindsOtherwiseWritesNothing(t *testing.T) {
 	}
 	if attempts != 0 || waiting != 1 || f.ran("t2") != 1 {
 		t.Fatalf("after the line failed: %d attempts of t2 and t3, t2 waits on %d, ran %d times (want 0, 1, 1)", attempts, waiting, f.ran("t2"))
-	}
-}
-
-// TestClaimAfter: the task queued in the statement that completes a line is the only successor of its
-// last step, over a held edge, with that step alone upstream, reading no variables, on an output jsonb
-// writes back as written; otherwise the walk decides it.
-func TestClaimAfter(t *testing.T) {
-	h := newHarness(t, newFakes().set())
-	flow := h.flow(`{"version": 1, "tasks": [
-		{"name": "a", "type": "transform", "parameters": {"expression": "."}},
-		{"name": "b", "type": "transform", "parameters": {"expression": "."}},
-		{"name": "c", "type": "transform", "parameters": {"expression": "."}},
-		{"name": "d", "type": "transform", "parameters": {"expression": "."}},
-		{"name": "side", "type": "transform", "parameters": {"expression": "."}},
-		{"name": "join", "type": "transform", "parameters": {"expression": "."}},
-		{"name": "reads", "type": "transform", "parameters": {"expression": "$input"}},
-		{"name": "e", "type": "transform", "parameters": {"expression": "."}}],
-		"edges": [{"source": "a", "target": "b"}, {"source": "b", "target": "c"}, {"source": "b", "target": "side"},
-			{"source": "c", "target": "join"}, {"source": "side", "target": "join"}, {"source": "join", "target": "reads"},
-			{"source": "d", "target": "e"}]}`)
-	p, err := h.e.plan(context.Background(), h.db, flow, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	step := func(task, out string, held ...bool) stepAhead {
-		return stepAhead{task: task, o: outcome{output: json.RawMessage(out), dec: &decision{key: p.key, held: held}}}
-	}
-	for _, c := range []struct {
-		name string
-		last stepAhead
-		want string
-	}{
-		{"the only successor", step("a", `{"n": 1}`, true), "b"},
-		{"not over an edge that does not hold", step("a", `{"n": 1}`, false), ""},
-		{"not on an output jsonb writes otherwise", step("a", `{"n": 1e0}`, true), ""},
-		{"not one of two successors", step("b", `{"n": 1}`, true, true), ""},
-		{"not a join", step("c", `{"n": 1}`, true), ""},
-		{"not a task reading variables", step("join", `{"n": 1}`, true), ""},
-		{"none after the last task", step("e", `{"n": 1}`), ""},
-		{"another chain's", step("d", `{"n": 1}`, true), "e"},
-	} {
-		if got := claimAfter(p, c.last); got != c.want {
-			t.Errorf("%s: claimAfter = %q, want %q", c.name, got, c.want)
-		}
 	}
 }
