@@ -104,7 +104,7 @@ func lineOutputs(line []stepAhead) (names, outs []string) {
 }
 
 // lineCompleted is the WITH item l that completes the line's tasks (names, outputs: placeholders of
-// execution exec), made ready by writeLine, with their outputs.
+// execution exec), made ready by the completion's statement (lineDraft), with their outputs.
 func lineCompleted(exec, names, outs string) string {
 	return `l AS (UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
 		FROM unnest(` + names + `::text[], ` + outs + `::text[]) AS d (n, o)
