@@ -3,7 +3,6 @@ package run
 import (
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/lib/pq"
 )
 
@@ -14,7 +13,6 @@ type lineDraft struct {
 	steps []stepAhead
 	next  string
 	key   planKey
-	org   uuid.UUID
 	idx   int
 }
 
@@ -34,14 +32,14 @@ func draftLine(round []*completion) *lineDraft {
 	}
 	c := round[0]
 	p := c.ahead[0].o.plan
-	if p == nil || c.dec == nil || c.dec.key != p.key || c.args.Org == uuid.Nil || !plainJSON(c.output) {
+	if p == nil || c.dec == nil || c.dec.key != p.key || !plainJSON(c.output) {
 		return nil
 	}
 	line := lineOf(p, final{task: c.args.Task, completed: true, output: c.output, dec: c.dec}, c.ahead)
 	if len(line) == 0 {
 		return nil
 	}
-	return &lineDraft{steps: line, next: claimAfter(p, line[len(line)-1]), key: p.key, org: c.args.Org}
+	return &lineDraft{steps: line, next: claimAfter(p, line[len(line)-1]), key: p.key}
 }
 
 // ready counts the tasks the line makes ready.
@@ -83,9 +81,9 @@ func (d *lineDraft) sql(args *[]any, lease float64) (with, made string) {
 			RETURNING k.task_name, k.attempts),
 		la AS (INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input,
 				output, detail, started_at, completed_at, timeout_at)
-			SELECT ` + ph(d.org) + `::uuid, $1, ld.n, lk.attempts - 1, 'completed', ld.inp::jsonb, ld.o::jsonb, nullif(ld.dt, '')::jsonb,
+			SELECT att.organization_id, $1, ld.n, lk.attempts - 1, 'completed', ld.inp::jsonb, ld.o::jsonb, nullif(ld.dt, '')::jsonb,
 				now(), now(), now() + make_interval(secs => ` + ph(lease) + `)
-			FROM ld JOIN lk ON lk.task_name = ld.n
+			FROM ld JOIN lk ON lk.task_name = ld.n, att
 			ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
 			RETURNING 1)`
 	made = `(SELECT count(*) FROM lk) AS line_tasks, (SELECT count(*) FROM la) AS line_attempts,

@@ -54,7 +54,8 @@ func TestLineWrittenWithItsCompletion(t *testing.T) {
 			var done, next int
 			if err := tx.QueryRow(`SELECT count(*) FROM task_executions t JOIN execution_tasks k USING (flow_execution_id, task_name)
 				WHERE t.flow_execution_id = $1 AND t.status = 'completed' AND k.state = 'completed' AND k.attempts = 1
-				  AND t.task_execution_idx = 0 AND t.output = k.output`, exec).Scan(&done); err != nil {
+				  AND t.task_execution_idx = 0 AND t.output = k.output
+				  AND t.organization_id = (SELECT organization_id FROM flow_executions WHERE id = $1)`, exec).Scan(&done); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.QueryRow(`SELECT count(*) FROM execution_tasks k JOIN task_executions t USING (flow_execution_id, task_name)
