@@ -125,6 +125,18 @@ func (e *Engine) takeBeside(exec uuid.UUID, task string, input json.RawMessage, 
 	return stepAhead{}, false
 }
 
+// keepBeside keeps the steps run beside a round of exec only when its transaction claimed one of exec's
+// attempts here (b): otherwise (the attempt was not running any more, the execution stopped, the claim
+// went to River) none would take them.
+func (e *Engine) keepBeside(exec uuid.UUID, b *batch) {
+	for _, r := range b.runs {
+		if r.args.Execution == exec {
+			return
+		}
+	}
+	e.dropBeside(exec, nil)
+}
+
 // dropBeside forgets the steps run beside the execution (those of run r, when r is not nil).
 func (e *Engine) dropBeside(exec uuid.UUID, r *besideRun) {
 	e.beside.mu.Lock()

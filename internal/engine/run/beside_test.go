@@ -1,12 +1,15 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/engine/executors"
 )
 
 // TestStepsRunBesideAreTaken: in a chain long enough for several rounds, the steps after each round run
@@ -81,5 +84,40 @@ func TestBesideHoldsWithinItsBytes(t *testing.T) {
 	h.e.dropBeside(exec, nil)
 	if h.e.beside.bytes != 0 || h.e.holdBeside(r, 1) || len(h.e.beside.by) != 0 {
 		t.Fatalf("after the drop: %d bytes held, %d runs", h.e.beside.bytes, len(h.e.beside.by))
+	}
+}
+
+// TestRoundThatClaimsNothingDropsItsStepsBeside: a round whose attempt is not running any more claims
+// nothing, so the steps run beside it, which nothing would take, are dropped with what they hold.
+func TestRoundThatClaimsNothingDropsItsStepsBeside(t *testing.T) {
+	h := newHarness(t, executors.Set{"transform": executors.Mark(executors.Func(newFakes().run), executors.Computes)})
+	h.e.aheadBudget = time.Minute
+	flow := h.flow(chainOf(12))
+	exec := h.start(flow, `{"n": 1}`)
+	for _, status := range []string{"running", "completed"} {
+		if _, err := h.db.Exec(`UPDATE task_executions SET status = $2 WHERE flow_execution_id = $1`, exec, status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := h.e.plan(context.Background(), h.db, flow, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := &decision{key: p.key, held: []bool{true}}
+	h.e.runBeside(p, taskArgs{Execution: exec, Task: "t0", Org: h.org}, "t0", json.RawMessage(`{"n": 1}`), held)
+	round := []*completion{{args: taskArgs{Execution: exec, Task: "t0", Org: h.org}, output: json.RawMessage(`{"n": 1}`), dec: held}}
+	h.e.beside.mu.Lock()
+	ran := len(h.e.beside.by)
+	h.e.beside.mu.Unlock()
+	if ran != 1 {
+		t.Fatalf("%d runs beside, want 1", ran)
+	}
+	if err := h.e.recordGroup(context.Background(), exec, round); err != nil {
+		t.Fatal(err)
+	}
+	h.e.beside.mu.Lock()
+	defer h.e.beside.mu.Unlock()
+	if len(h.e.beside.by) != 0 || h.e.beside.bytes != 0 {
+		t.Errorf("%d runs beside kept after a round that claimed nothing, holding %d bytes", len(h.e.beside.by), h.e.beside.bytes)
 	}
 }

@@ -168,8 +168,10 @@ func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*compl
 	})
 	if err != nil {
 		b.drop(e)
+		e.dropBeside(exec, nil) // nothing was claimed, so no attempt takes the steps run beside the round
 		return err
 	}
+	e.keepBeside(exec, b)
 	b.run(e)
 	return nil
 }
