@@ -76,15 +76,12 @@ func claimAfter(p *plan, s stepAhead) string {
 
 // lineOf is the line of the steps run ahead after the completed task f that can be written at once: from
 // the first, for as long as the task before each has no successor but it, with the edge to it held (so
-// that its finishing decides nothing else), and the step ran on what the database hands on: the first
-// on f's output as the database wrote it, the others on a text jsonb keeps as written (plainJSON).
+// that its finishing decides nothing else), and the step ran on what the database hands on: a text
+// jsonb keeps as written (plainJSON), the first step's being f's output.
 func lineOf(p *plan, f final, ahead []stepAhead) []stepAhead {
 	before, dec := f.task, f.dec
 	for i, s := range ahead {
-		ranOn := sameJSON(f.output, s.input)
-		if i > 0 {
-			ranOn = plainJSON(s.input)
-		}
+		ranOn := plainJSON(s.input) && (i > 0 || sameJSON(f.output, s.input))
 		if len(p.succ[before]) != 1 || p.succ[before][0].target != s.task || dec == nil || len(dec.held) != 1 || !dec.held[0] ||
 			!ranOn || s.o.dec == nil || s.o.dec.key != p.key {
 			return ahead[:i]

@@ -24,15 +24,14 @@ type lineMade struct {
 	Next     int `db:"line_next"`
 }
 
-// draftLine is the line of steps ahead of a lone completion (lineOf), on the plan they ran on, when the
-// completion's output is plain (plainJSON): the database then hands on what the first step ran on.
+// draftLine is the line of steps ahead of a lone completion (lineOf), on the plan they ran on.
 func draftLine(round []*completion) *lineDraft {
 	if len(round) != 1 || len(round[0].ahead) == 0 {
 		return nil
 	}
 	c := round[0]
 	p := c.ahead[0].o.plan
-	if p == nil || c.dec == nil || c.dec.key != p.key || !plainJSON(c.output) {
+	if p == nil || c.dec == nil || c.dec.key != p.key {
 		return nil
 	}
 	line := lineOf(p, final{task: c.args.Task, completed: true, output: c.output, dec: c.dec}, c.ahead)
