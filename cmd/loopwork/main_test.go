@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -67,14 +70,24 @@ func TestMigrateCommands(t *testing.T) {
 	}
 }
 
+// freeAddr is a free address on a port below the range the kernel hands out for port 0: serve listens
+// only after it has migrated, and meanwhile a parallel test's server asking for any port (TestHealthcheck's
+// answers 200 to readiness) could be given one freed there.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		_, _ = fmt.Sscan(string(b), &low)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	for range 100 {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 1024+rand.IntN(max(low-1024, 1))))
+		if err == nil {
+			defer ln.Close()
+			return ln.Addr().String()
+		}
+	}
+	t.Fatal("no free port below the kernel's range for port 0")
+	return ""
 }
 
 // TestServeMigratesServesAndShutsDown runs the real command: it migrates an empty database, answers
@@ -94,8 +107,9 @@ func TestServeMigratesServesAndShutsDown(t *testing.T) {
 	for {
 		res, err := http.Get(url)
 		if err == nil {
+			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
-			if res.StatusCode == 200 {
+			if res.StatusCode == 200 && strings.Contains(string(body), "ready to take traffic") {
 				break
 			}
 		}
