@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,6 +94,10 @@ type Engine struct {
 	local   *local
 	groups  groups
 	beside  beside
+	// chainRounds counts the rounds written in one call (recordChainRound); the tests read it, and set
+	// chainInTx to write them in transactions, as rounds the call does not apply to are.
+	chainRounds atomic.Int64
+	chainInTx   bool
 	// running holds a place for each executor running in this process, River's and local alike, shared
 	// fairly between organizations (see fairshare).
 	running *fairshare.Semaphore[uuid.UUID]
