@@ -26,16 +26,16 @@ type chainRound struct {
 	Written *bool   `db:"next_written"`
 }
 
-// recordChainRound records round in one call of engine_chain_round when it is a chain's round going
-// on (see above) and this process has a place for the task after the line; false when it is not, and
-// the round is recorded in a transaction (recordGroup).
-func (e *Engine) recordChainRound(ctx context.Context, exec uuid.UUID, round []*completion) (bool, error) {
-	if e.chainInTx || len(round) != 1 || round[0].job != nil || round[0].args.Org == uuid.Nil {
+// recordChainRound records round, with the line of steps ahead of it (draft, from draftLine), in one
+// call of engine_chain_round when it is a chain's round going on (see above) and this process has a
+// place for the task after the line; false when it is not, and the round is recorded in a transaction
+// (recordGroup).
+func (e *Engine) recordChainRound(ctx context.Context, exec uuid.UUID, round []*completion, draft *lineDraft) (bool, error) {
+	if e.chainInTx || draft == nil || round[0].job != nil || round[0].args.Org == uuid.Nil {
 		return false, nil
 	}
 	c := round[0]
-	draft := draftLine(round)
-	if draft == nil || draft.next == "" || len(draft.steps) != len(c.ahead) {
+	if draft.next == "" || len(draft.steps) != len(c.ahead) {
 		return false, nil // the steps not in the line are recorded in rounds of the transaction's (recordSteps)
 	}
 	p := c.ahead[0].o.plan
@@ -44,10 +44,7 @@ func (e *Engine) recordChainRound(ctx context.Context, exec uuid.UUID, round []*
 	}
 	line := draft.steps
 	names, outs := lineOutputs(line)
-	inputs, details := make([]string, len(line)), make([]string, len(line))
-	for i, s := range line {
-		inputs[i], details[i] = string(s.input), string(s.o.detail)
-	}
+	inputs, details := lineInputs(line)
 	var r chainRound
 	err := e.db.GetContext(ctx, &r, `SELECT attempt_status, next_idx, next_written
 		FROM engine_chain_round($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,

@@ -79,11 +79,7 @@ func TestChainRoundThatFindsOtherwiseWritesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var got struct {
-			Attempt *string `db:"attempt_status"`
-			NextIdx *int    `db:"next_idx"`
-			Written *bool   `db:"next_written"`
-		}
+		var got chainRound
 		err := h.db.Get(&got, `SELECT attempt_status, next_idx, next_written FROM engine_chain_round($1, 't0', 0, '{"n": 1}', '',
 			$2, $3, '{t1,t2}', '{"{\"n\": 1}","{\"n\": 2}"}', '{"{\"n\": 2}","{\"n\": 3}"}', '{"",""}', 't3', 60)`, exec, flow, c.version)
 		var pqErr *pq.Error

@@ -100,6 +100,15 @@ func lineOutputs(line []stepAhead) (names, outs []string) {
 	return names, outs
 }
 
+// lineInputs are the inputs the line's steps ran on and the details they recorded, as text.
+func lineInputs(line []stepAhead) (inputs, details []string) {
+	inputs, details = make([]string, len(line)), make([]string, len(line))
+	for i, s := range line {
+		inputs[i], details[i] = string(s.input), string(s.o.detail)
+	}
+	return inputs, details
+}
+
 // lineCompleted is the WITH item l that completes the line's tasks (names, outputs: placeholders of
 // execution exec), made ready by the completion's statement (lineDraft), with their outputs.
 func lineCompleted(exec, names, outs string) string {

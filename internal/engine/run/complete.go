@@ -16,8 +16,9 @@ import (
 // completeGroup completes the attempts that are still running in one statement, which locks them
 // (in name order, as every transaction of the engine takes them) and reads their execution; those not
 // running any more were finished by an earlier delivery or cancelled, and those of an execution that
-// stopped meanwhile are cancelled instead. A lone completion's line of steps ahead (draftLine) is
-// written in the same statement, when the attempt completes on the version the steps ran on.
+// stopped meanwhile are cancelled instead. A lone completion's line of steps ahead (draft, from
+// draftLine; nil: none) is written in the same statement, when the attempt completes on the version the
+// steps ran on.
 //
 // The status is compared under the "C" collation (equality is the same under any) so that the planner
 // cannot use task_executions_waiting_idx, the partial index of queued and running attempts: its
@@ -25,7 +26,7 @@ import (
 // execution's attempts was cheap by the statistics, which count its live entries, while every attempt
 // leaves two dead ones until vacuum. As the table grew, vacuum came less often; in a 20-minute soak this
 // statement went from 2.6 to 15.6 ms, 95 to 495 buffers a call, and 10 to 39% of the database's time.
-func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, round []*completion, b *batch) error {
+func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, round []*completion, draft *lineDraft, b *batch) error {
 	sort.Slice(round, func(i, j int) bool {
 		if round[i].args.Task != round[j].args.Task {
 			return round[i].args.Task < round[j].args.Task
@@ -45,7 +46,6 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		lineMade
 	}
 	args := []any{exec, pq.Array(names), pq.Array(idxs), pq.Array(outs), pq.Array(details)}
-	draft := draftLine(round)
 	line, made := "", `0 AS line_tasks, 0 AS line_attempts, 0 AS line_next`
 	if draft != nil {
 		line, made = draft.sql(&args, e.lease.Seconds())

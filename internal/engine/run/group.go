@@ -149,12 +149,13 @@ func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], 
 // recordGroup records completed attempts of one execution in one transaction, with the completion of
 // their jobs, and starts in process the successors it claimed once it commits.
 func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*completion) error {
-	if done, err := e.recordChainRound(ctx, exec, round); done {
+	draft := draftLine(round)
+	if done, err := e.recordChainRound(ctx, exec, round, draft); done {
 		return err
 	}
 	b := &batch{}
 	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
-		if err := e.completeGroup(ctx, tx, exec, round, b); err != nil {
+		if err := e.completeGroup(ctx, tx, exec, round, draft, b); err != nil {
 			return err
 		}
 		if err := e.recordSteps(ctx, tx, exec, round, b); err != nil {

@@ -102,7 +102,7 @@ func (e *Engine) inlineSteps(ctx context.Context, tx *sqlx.Tx, x Execution, ahea
 			round[i] = &completion{ctx: ctx, args: taskArgs{Execution: x.ID, Task: n, Org: x.Org}, output: o.output,
 				detail: o.detail, dec: o.dec}
 		}
-		if err := e.completeGroup(ctx, tx, x.ID, round, b); err != nil {
+		if err := e.completeGroup(ctx, tx, x.ID, round, nil, b); err != nil {
 			return nil, err
 		}
 	}

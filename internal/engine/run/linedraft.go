@@ -57,10 +57,7 @@ func (d *lineDraft) ready() int {
 // ready, as its state machine has it).
 func (d *lineDraft) sql(args *[]any, lease float64) (with, made string) {
 	names, outs := lineOutputs(d.steps)
-	inputs, details := make([]string, len(d.steps)), make([]string, len(d.steps))
-	for i, s := range d.steps {
-		inputs[i], details[i] = string(s.input), string(s.o.detail)
-	}
+	inputs, details := lineInputs(d.steps)
 	ready := names
 	if d.next != "" {
 		ready = append(append([]string(nil), names...), d.next)

@@ -45,7 +45,7 @@ func TestLineWrittenWithItsCompletion(t *testing.T) {
 		round := []*completion{{args: taskArgs{Execution: exec, Task: "t0", Org: h.org}, output: json.RawMessage(`{"n": 1}`),
 			dec: held, ahead: []stepAhead{step("t1"), step("t2")}}}
 		b := &batch{}
-		err = h.e.completeGroup(context.Background(), tx, exec, round, b)
+		err = h.e.completeGroup(context.Background(), tx, exec, round, draftLine(round), b)
 		b.drop(h.e)
 		if (err == nil) != c.ok {
 			t.Errorf("%s: %v", c.name, err)

@@ -146,7 +146,7 @@ func (e *Engine) recordStepRounds(ctx context.Context, tx *sqlx.Tx, exec uuid.UU
 		if len(next) == 0 {
 			return done, nil
 		}
-		if err := e.completeGroup(ctx, tx, exec, next, b); err != nil {
+		if err := e.completeGroup(ctx, tx, exec, next, nil, b); err != nil {
 			return nil, err
 		}
 	}
