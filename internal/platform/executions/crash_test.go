@@ -34,8 +34,20 @@ func startMany(t *testing.T, base, token string, n int) []string {
 }
 
 // waitAllDone waits until every execution of the database is completed, and checks each one ran every
-// task exactly once to completion and computed what it should.
+// task exactly once to completion and computed what the chain flow should.
 func waitAllDone(t *testing.T, db *sqlx.DB, n int, within time.Duration) {
+	t.Helper()
+	waitEachOnce(t, db, n, within)
+	var wrong int
+	if err := db.Get(&wrong, `SELECT count(*) FROM flow_executions x
+		WHERE (x.output->>'n')::int <> ((x.input->>'n')::int + 1) * 10 + 1`); err != nil || wrong != 0 {
+		t.Fatalf("%d executions computed a wrong output (%v)", wrong, err)
+	}
+}
+
+// waitEachOnce waits until the database's n executions are completed, and checks each one completed
+// every task by exactly one attempt.
+func waitEachOnce(t *testing.T, db *sqlx.DB, n int, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -70,20 +82,15 @@ func waitAllDone(t *testing.T, db *sqlx.DB, n int, within time.Duration) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	var bad []string
-	if err := db.Select(&bad, `SELECT x.id::text || ' ' || t.task_name || ' ' || count(*) FILTER (WHERE a.status = 'completed')
+	if err := db.Select(&bad, `SELECT x.id::text || ' ' || t.task_name || ' ' || t.state || ' ' || count(*) FILTER (WHERE a.status = 'completed')
 		FROM flow_executions x JOIN execution_tasks t ON t.flow_execution_id = x.id
 		LEFT JOIN task_executions a ON a.flow_execution_id = x.id AND a.task_name = t.task_name
-		GROUP BY x.id, t.task_name HAVING count(*) FILTER (WHERE a.status = 'completed') <> 1
-		   OR count(*) FILTER (WHERE a.status NOT IN ('completed')) > 0`); err != nil {
+		GROUP BY x.id, t.task_name, t.state HAVING count(*) FILTER (WHERE a.status = 'completed') <> 1
+		   OR count(*) FILTER (WHERE a.status NOT IN ('completed')) > 0 OR t.state <> 'completed'`); err != nil {
 		t.Fatal(err)
 	}
 	if len(bad) > 0 {
 		t.Fatalf("tasks not completed exactly once: %v", bad)
-	}
-	var wrong int
-	if err := db.Get(&wrong, `SELECT count(*) FROM flow_executions x
-		WHERE (x.output->>'n')::int <> ((x.input->>'n')::int + 1) * 10 + 1`); err != nil || wrong != 0 {
-		t.Fatalf("%d executions computed a wrong output (%v)", wrong, err)
 	}
 }
 
