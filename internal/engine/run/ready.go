@@ -54,7 +54,7 @@ func (w *walk) start(ctx context.Context, tasks []string) error {
 type readyRow struct {
 	Name     string          `db:"task_name"`
 	Output   json.RawMessage `db:"output"`
-	Kind     int             `db:"kind"` // 0: a task's output, 1: the execution's input, 2: a task decided
+	Kind     int             `db:"kind"` // 0: a task's output, 1: the execution's input, 2: a task decided, 3: a task not finished (see fresh)
 	Attempts int             `db:"attempts"`
 	Held     bool            `db:"held"` // of a task decided: made ready (false: to be skipped)
 }
