@@ -17,7 +17,8 @@ import (
 // Completions of one execution that arrive while a transaction of its completions is under way wait
 // for it and are then recorded together, in the next one: siblings of a fan-out, which would otherwise
 // queue one by one on their join's counter and their execution's row, commit in a transaction or two
-// instead of one each, and the walk's statements are per round, not per task. A completion that finds
+// instead of one each, and the walk's statements are per round, not per task. Completions reported from
+// outside with writes of their own (reviews, ReportTogether) join the rounds the same way. A completion that finds
 // no transaction under way starts one at once, so a lone task waits for nothing.
 type groups struct {
 	mu sync.Mutex
@@ -100,7 +101,10 @@ type completion struct {
 	ahead  []stepAhead // the successors run ahead of its transaction (stepsAhead)
 	// recorded counts the first of them, written as a line (advanceLine).
 	recorded int
-	err      chan error
+	// in writes, in the round's transaction before the engine's statements, what must commit with the
+	// completion (ReportTogether; nil: nothing).
+	in  func(context.Context, *sqlx.Tx) error
+	err chan error
 }
 
 // finishCompleted records a completed attempt with the others of its execution that completed
@@ -108,6 +112,12 @@ type completion struct {
 func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output, detail json.RawMessage, dec *decision,
 	ahead []stepAhead) error {
 	c := &completion{ctx: ctx, job: job, args: a, output: output, detail: detail, dec: dec, ahead: ahead, err: make(chan error, 1)}
+	return e.together(ctx, c)
+}
+
+// together records c with the others of its execution that arrive meanwhile (see groups).
+func (e *Engine) together(ctx context.Context, c *completion) error {
+	a := c.args
 	e.groups.mu.Lock()
 	e.groups.arrivedLocked(ctx, a.Execution)
 	waiting, underWay := e.groups.by[a.Execution]
@@ -133,8 +143,13 @@ func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], 
 		e.groups.by[a.Execution] = []*completion{}
 		e.groups.mu.Unlock()
 		if err := e.recordGroup(ctx, a.Execution, round); err != nil {
-			// One of them may be what fails: each is recorded on its own instead.
+			// One of them may be what fails: each is recorded on its own instead, those with writes of
+			// their own by their callers.
 			for _, r := range round {
+				if r.in != nil {
+					r.err <- ErrAlone
+					continue
+				}
 				r.err <- e.finishOne(r.ctx, r.job, r.args, outcome{output: r.output, detail: r.detail, dec: r.dec})
 			}
 			continue
@@ -155,6 +170,14 @@ func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*compl
 	}
 	b := &batch{}
 	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
+		byAttempt(round)
+		for _, r := range round {
+			if r.in != nil {
+				if err := r.in(ctx, tx); err != nil {
+					return err
+				}
+			}
+		}
 		if err := e.completeGroup(ctx, tx, exec, round, draft, b); err != nil {
 			return err
 		}

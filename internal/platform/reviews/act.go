@@ -2,6 +2,9 @@ package reviews
 
 import (
 	"context"
+	"errors"
+
+	"github.com/google/uuid"
 
 	"github.com/jmoiron/sqlx"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/reviewrule"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
@@ -74,60 +78,33 @@ func (s *Service) StartHumanReviewTask(ctx context.Context, req platformapi.Star
 
 // CompleteHumanReviewTask records the caller's verdict. An approval counts until required_approvals
 // is reached; that approval, any rejection, or an administrator's completion without an assignment
-// decides the review.
+// decides the review. A completion that decides a review of an /api execution is recorded with the
+// others of its execution that arrive meanwhile (completeAlongside); any other, in a transaction of its
+// own.
 func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.CompleteHumanReviewTaskRequestObject) (platformapi.CompleteHumanReviewTaskResponseObject, error) {
 	p := auth.MustFromContext(ctx)
-	b := req.Body
-	err := dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		r, err := readable(ctx, tx, p, req.Id, true)
-		if err != nil {
-			return err
-		}
-		// Who may complete a review is the rule /v1's labels keep too; /api has no caller who works on a
-		// review without an assignment, so here it is the assigned users and the administrators.
-		if ok, err := reviewrule.MayComplete(ctx, tx, r.ID, reviewrule.For(p, false)); err != nil {
-			return err
-		} else if !ok {
-			return errMayNotDecide
-		}
-		a, assigned, err := mine(ctx, tx, r.ID, p.UserID)
-		if err != nil {
-			return err
-		}
-		var own *assignmentRow
-		if assigned {
-			own = &a
-		}
-		if err := stateConflict(r, own); err != nil {
-			return err
-		}
-		decisive := !assigned || !b.ReviewResult || r.Approvals+1 >= r.Required
-		if decisive {
-			// The assignment and the approval are written by the statement that decides the review.
-			v := verdict{result: &b.ReviewResult, output: b.ReviewedOutput, by: &p.UserID, actor: p.Actor()}
-			if assigned {
-				v.own = &a.ID
+	b := *req.Body
+	err := s.completeAlongside(ctx, p, req.Id, b)
+	if errors.Is(err, run.ErrAlone) {
+		err = dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+			r, v, own, err := judge(ctx, tx, p, req.Id, b)
+			if err != nil {
+				return err
 			}
-			if b.ReviewResult {
-				v.approvals = 1
+			if v != nil {
+				return s.decide(ctx, tx, r, *v)
 			}
-			return s.decide(ctx, tx, r, v)
-		}
-		if assigned {
+			// An approval that does not decide: the caller's assignment is completed and the approval counted.
 			if _, err := tx.ExecContext(ctx, `UPDATE human_review_assignments SET status = 'completed',
 				started_at = coalesce(started_at, now()), completed_at = now(), review_result = $2, updated_at = now(),
-				modified_by = $3 WHERE id = $1`, a.ID, b.ReviewResult, p.Actor()); err != nil {
+				modified_by = $3 WHERE id = $1`, own.ID, b.ReviewResult, p.Actor()); err != nil {
 				return err
 			}
-		}
-		if b.ReviewResult {
-			if _, err := tx.ExecContext(ctx, `UPDATE human_review_tasks SET approvals = approvals + 1,
-				status = 'in_progress', updated_at = now(), modified_by = $2 WHERE id = $1`, r.ID, p.Actor()); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+			_, err = tx.ExecContext(ctx, `UPDATE human_review_tasks SET approvals = approvals + 1,
+				status = 'in_progress', updated_at = now(), modified_by = $2 WHERE id = $1`, r.ID, p.Actor())
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -137,4 +114,42 @@ func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.C
 	}
 	out, err := r.response()
 	return platformapi.CompleteHumanReviewTask200JSONResponse(out), err
+}
+
+// judge reads the review, locked, and checks that the caller may complete it now. It gives the verdict
+// when this completion decides the review, nil when it is an approval that counts toward
+// required_approvals (then own is the caller's assignment, which such a completion always has).
+func judge(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, id uuid.UUID, b platformapi.HumanReviewTaskCompleteRequest) (reviewRow, *verdict, *assignmentRow, error) {
+	// Who may complete a review is the rule /v1's labels keep too; /api has no caller who works on a
+	// review without an assignment, so here it is the assigned users and the administrators.
+	r, may, err := completable(ctx, tx, p, id)
+	if err != nil {
+		return r, nil, nil, err
+	}
+	if !may {
+		return r, nil, nil, errMayNotDecide
+	}
+	a, assigned, err := mine(ctx, tx, r.ID, p.UserID)
+	if err != nil {
+		return r, nil, nil, err
+	}
+	var own *assignmentRow
+	if assigned {
+		own = &a
+	}
+	if err := stateConflict(r, own); err != nil {
+		return r, nil, nil, err
+	}
+	if assigned && b.ReviewResult && r.Approvals+1 < r.Required {
+		return r, nil, own, nil
+	}
+	// The assignment and the approval are written by the statement that decides the review.
+	v := verdict{result: &b.ReviewResult, output: b.ReviewedOutput, by: &p.UserID, actor: p.Actor()}
+	if assigned {
+		v.own = &a.ID
+	}
+	if b.ReviewResult {
+		v.approvals = 1
+	}
+	return r, &v, own, nil
 }

@@ -30,24 +30,7 @@ type verdict struct {
 // so the execution moves on exactly when the review's completion commits (or, when an edge after the
 // review has a condition, the engine's job that evaluates it outside any transaction is queued then).
 func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
-	var out any
-	if v.output != nil {
-		out = v.output
-	}
-	reviewed, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	// The decider's own assignment (id $6) is completed, and every other one still open cancelled, in the
-	// statement that completes the review; the two assignment updates never touch the same row.
-	if _, err := tx.ExecContext(ctx, `
-		WITH own AS (UPDATE human_review_assignments SET status = 'completed', started_at = coalesce(started_at, now()),
-		             completed_at = now(), review_result = $2, updated_at = now(), modified_by = $5 WHERE id = $6),
-		a AS (UPDATE human_review_assignments SET status = 'cancelled', updated_at = now(), modified_by = $5
-		      WHERE human_review_task_id = $1 AND status IN ('pending', 'in_progress') AND id IS DISTINCT FROM $6)
-		UPDATE human_review_tasks SET status = 'completed', review_result = $2, reviewed_output = $3::jsonb,
-			approvals = approvals + $7, completed_at = now(), completed_by = $4, updated_at = now(), modified_by = $5
-		WHERE id = $1`, r.ID, v.result, string(reviewed), v.by, v.actor, v.own, v.approvals); err != nil {
+	if err := settle(ctx, tx, r, v); err != nil {
 		return err
 	}
 	if !r.HoldsAttempt {
@@ -57,13 +40,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 	if v.cause != nil {
 		return s.engine.Report(ctx, tx, key, nil, v.cause)
 	}
-	// The task's output is the reviewed object with the verdict beside its fields.
-	output := make(map[string]any, len(v.output)+1)
-	for k, x := range v.output {
-		output[k] = x
-	}
-	output["review_result"] = v.result
-	raw, err := json.Marshal(output)
+	raw, err := v.attemptOutput()
 	if err != nil {
 		return err
 	}
@@ -75,6 +52,40 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 		return nil // an /api execution: no job to label, and no statement to look for one
 	}
 	return labelJob(ctx, tx, r.Execution, r.ID, v.by)
+}
+
+// settle writes the review's own rows as the verdict leaves them: the task with its verdict, the
+// decider's own assignment (v.own) completed, and every other one still open cancelled, in one
+// statement (the two assignment updates never touch the same row).
+func settle(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
+	var out any
+	if v.output != nil {
+		out = v.output
+	}
+	reviewed, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		WITH own AS (UPDATE human_review_assignments SET status = 'completed', started_at = coalesce(started_at, now()),
+		             completed_at = now(), review_result = $2, updated_at = now(), modified_by = $5 WHERE id = $6),
+		a AS (UPDATE human_review_assignments SET status = 'cancelled', updated_at = now(), modified_by = $5
+		      WHERE human_review_task_id = $1 AND status IN ('pending', 'in_progress') AND id IS DISTINCT FROM $6)
+		UPDATE human_review_tasks SET status = 'completed', review_result = $2, reviewed_output = $3::jsonb,
+			approvals = approvals + $7, completed_at = now(), completed_by = $4, updated_at = now(), modified_by = $5
+		WHERE id = $1`, r.ID, v.result, string(reviewed), v.by, v.actor, v.own, v.approvals)
+	return err
+}
+
+// attemptOutput is the output of the task that waited for the review: the reviewed object with the
+// verdict beside its fields.
+func (v verdict) attemptOutput() (json.RawMessage, error) {
+	output := make(map[string]any, len(v.output)+1)
+	for k, x := range v.output {
+		output[k] = x
+	}
+	output["review_result"] = v.result
+	return json.Marshal(output)
 }
 
 // asObject is the reviewed content as an object: an object as it is, any other value under "value"

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 )
@@ -20,7 +22,7 @@ const columns = `r.id, r.organization_id, r.flow_execution_id, r.target_task_nam
 	r.source_task_name, r.source_task_execution_idx, r.status, r.instructions, r.review_result, coalesce(r.reviewed_output, 'null') AS reviewed_output,
 	r.completed_at, r.completed_by, coalesce(r.task_metadata, 'null') AS task_metadata, r.required_approvals, r.approvals, r.timeout_at, r.on_timeout,
 	r.holds_attempt, r.created_at, r.updated_at, r.modified_by, (x.status = 'deleted') AS execution_deleted,
-	(x.job_id IS NOT NULL) AS for_job`
+	(x.job_id IS NOT NULL) AS for_job, x.flow_id, x.flow_version`
 
 // reviewRow is one human_review_tasks row with what the routes need of its execution.
 type reviewRow struct {
@@ -49,6 +51,9 @@ type reviewRow struct {
 	ExecutionDeleted bool            `db:"execution_deleted"`
 	// ForJob says the execution runs a /v1 job, which the review's decision labels.
 	ForJob bool `db:"for_job"`
+	// Flow and Version are what the execution runs, on which a completion's edges are decided.
+	Flow    uuid.UUID `db:"flow_id"`
+	Version int       `db:"flow_version"`
 }
 
 func (r reviewRow) response() (platformapi.HumanReviewTaskResponse, error) {
@@ -91,17 +96,38 @@ func readableCond(p *auth.Principal, orgParam, userParam string) string {
 // readable reads a review the caller may read (locked when lock is set); anything else, another
 // organization's included, is the same 404 as a missing id.
 func readable(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID, lock bool) (reviewRow, error) {
-	q := `SELECT ` + columns + ` FROM human_review_tasks r JOIN flow_executions x ON x.id = r.flow_execution_id
-		JOIN flows f ON f.id = x.flow_id WHERE r.id = $1 AND ` + readableCond(p, "$2", "$3")
-	if lock {
-		q += ` FOR UPDATE OF r`
-	}
 	var r reviewRow
-	err := db.GetContext(ctx, &r, q, id, p.OrganizationID, p.UserID)
+	err := db.GetContext(ctx, &r, readableSQL(p, "", lock), id, p.OrganizationID, p.UserID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, errNotFound
 	}
 	return r, err
+}
+
+// readableSQL is readable's statement, with more columns after the review's (extra, from ", ").
+func readableSQL(p *auth.Principal, extra string, lock bool) string {
+	q := `SELECT ` + columns + extra + ` FROM human_review_tasks r JOIN flow_executions x ON x.id = r.flow_execution_id
+		JOIN flows f ON f.id = x.flow_id WHERE r.id = $1 AND ` + readableCond(p, "$2", "$3")
+	if lock {
+		q += ` FOR UPDATE OF r`
+	}
+	return q
+}
+
+// completable reads, locked, a review the caller may read, as readable does, and whether the caller may
+// complete it (reviewrule, on /api: an assigned user or an administrator), in one statement.
+func completable(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, id uuid.UUID) (reviewRow, bool, error) {
+	var r struct {
+		reviewRow
+		May bool `db:"may_complete"`
+	}
+	c := reviewrule.For(p, false)
+	err := tx.GetContext(ctx, &r, readableSQL(p, ", "+reviewrule.Cond("r.id", "$3", "$4", "$5")+" AS may_complete", true),
+		id, p.OrganizationID, p.UserID, c.Admin, c.Worker)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r.reviewRow, false, errNotFound
+	}
+	return r.reviewRow, r.May, err
 }
 
 // byID reads a review without any caller, for the engine's side (timeouts), locked.

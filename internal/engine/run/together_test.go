@@ -1,0 +1,135 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+// reportAll reports the n reviews at once, each with ReportTogether and a write of its own that carries
+// its transaction's id; the first report's write holds its transaction for hold, so that the others
+// arrive while it is under way. fail names a review whose write fails. It gives each report's error.
+func reportAll(h *harness, flow, exec uuid.UUID, n int, hold time.Duration, fail string) []error {
+	if _, err := h.db.Exec(`CREATE TABLE IF NOT EXISTS together_marks (task text, tx bigint)`); err != nil {
+		h.t.Fatal(err)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	first := make(chan struct{})
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			task := fmt.Sprintf("r%d", i)
+			if i > 0 {
+				<-first
+			}
+			errs[i] = h.e.ReportTogether(context.Background(), AttemptKey{Execution: exec, Task: task}, flow, 1,
+				json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)), func(ctx context.Context, tx *sqlx.Tx) error {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO together_marks SELECT $1, txid_current()`, task); err != nil {
+						return err
+					}
+					if task == fail {
+						return errors.New("refused")
+					}
+					if i == 0 {
+						close(first)
+						time.Sleep(hold)
+					}
+					return nil
+				})
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// TestReportTogetherRecordsRoundsOfCompletions: twenty reviews a join waits for, reported at once, are
+// recorded in two transactions (the first report's, and one for the nineteen that arrived while it was
+// under way), each with the write its caller handed over; every attempt completes once and the join runs
+// once, on all twenty outputs.
+func TestReportTogetherRecordsRoundsOfCompletions(t *testing.T) {
+	t.Parallel()
+	f := newFakes()
+	h := newHarness(t, f.set())
+	const n = 20
+	flow, exec := reviewsJoin(h, f, n)
+	for i, err := range reportAll(h, flow, exec, n, 100*time.Millisecond, "") {
+		if err != nil {
+			t.Fatalf("r%d: %v", i, err)
+		}
+	}
+	var marks, txs, completed int
+	if err := h.db.QueryRow(`SELECT count(*), count(DISTINCT tx) FROM together_marks`).Scan(&marks, &txs); err != nil {
+		t.Fatal(err)
+	}
+	if marks != n || txs != 2 {
+		t.Fatalf("%d writes in %d transactions, want %d in 2", marks, txs, n)
+	}
+	if err := h.db.Get(&completed, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
+		AND task_name ~ '^r[0-9]+$' AND status = 'completed'`, exec); err != nil {
+		t.Fatal(err)
+	}
+	if completed != n {
+		t.Fatalf("%d review attempts completed, want %d", completed, n)
+	}
+	h.drain()
+	var out map[string]any
+	var raw json.RawMessage
+	if err := h.db.Get(&raw, `SELECT output FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = 'join'`, exec); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if h.status(exec) != "completed" || f.ran("join") != 1 || len(out) != n {
+		t.Fatalf("execution %s, join ran %d times on %d outputs", h.status(exec), f.ran("join"), len(out))
+	}
+}
+
+// TestReportTogetherThatFailsWritesNothing: a round whose caller's write fails is not recorded at all:
+// each of its reports answers ErrAlone, no write of the round stays and its attempts still run, so
+// that each caller can record its own in a transaction of its own (Report), which then moves on.
+func TestReportTogetherThatFailsWritesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFakes()
+	h := newHarness(t, f.set())
+	const n = 10
+	flow, exec := reviewsJoin(h, f, n)
+	errs := reportAll(h, flow, exec, n, 100*time.Millisecond, "r5")
+	if errs[0] != nil {
+		t.Fatalf("the first round: %v", errs[0])
+	}
+	for i, err := range errs[1:] {
+		if !errors.Is(err, ErrAlone) {
+			t.Fatalf("r%d of the failed round: %v, want ErrAlone", i+1, err)
+		}
+	}
+	var marks, running int
+	if err := h.db.Get(&marks, `SELECT count(*) FROM together_marks`); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.Get(&running, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
+		AND task_name ~ '^r[0-9]+$' AND status = 'running'`, exec); err != nil {
+		t.Fatal(err)
+	}
+	if marks != 1 || running != n-1 {
+		t.Fatalf("%d writes stayed and %d attempts run, want 1 and %d", marks, running, n-1)
+	}
+	for i := 1; i < n; i++ {
+		h.inTx(func(tx *sqlx.Tx) error {
+			return h.e.Report(context.Background(), tx, AttemptKey{Execution: exec, Task: fmt.Sprintf("r%d", i)}, json.RawMessage(`{}`), nil)
+		})
+	}
+	h.drain()
+	if h.status(exec) != "completed" || f.ran("join") != 1 {
+		t.Fatalf("execution %s, join ran %d times", h.status(exec), f.ran("join"))
+	}
+}
