@@ -89,6 +89,14 @@ func BenchmarkReviewsAtOnce(b *testing.B) {
 		stmts.report("  the completions' statements", before, after)
 	}
 	floors(b, c, own)
+	// And 100 more, one after another: what a lone completion takes, queueing for nothing.
+	var lone []float64
+	for _, id := range openReviews(b, r, single, width) {
+		took, _ := completeAtOnce(b, c, []string{id})
+		lone = append(lone, took[0])
+	}
+	sort.Float64s(lone)
+	report(b, "100 reviews of 100 executions completed one after another", "p50 %.2f ms  p99 %.2f ms", lone[width/2], lone[width*99/100])
 	commit := r.commitLatency()
 	for i, p99 := range p99s {
 		report(b, fmt.Sprintf("  round %d: p99 ÷ one durable commit at one client (pgbench, insert + update of a task row)", i+1),

@@ -101,10 +101,11 @@ type completion struct {
 	ahead  []stepAhead // the successors run ahead of its transaction (stepsAhead)
 	// recorded counts the first of them, written as a line (advanceLine).
 	recorded int
-	// in writes, in the round's transaction before the engine's statements, what must commit with the
-	// completion (ReportTogether; nil: nothing).
-	in  func(context.Context, *sqlx.Tx) error
-	err chan error
+	// w writes item, in the round's transaction before the engine's statements, with the items of the
+	// round's other completions handed over with the same Writer (ReportTogether; nil: nothing).
+	w    Writer
+	item any
+	err  chan error
 }
 
 // finishCompleted records a completed attempt with the others of its execution that completed
@@ -146,7 +147,7 @@ func (e *Engine) together(ctx context.Context, c *completion) error {
 			// One of them may be what fails: each is recorded on its own instead, those with writes of
 			// their own by their callers.
 			for _, r := range round {
-				if r.in != nil {
+				if r.w != nil {
 					r.err <- ErrAlone
 					continue
 				}
@@ -170,13 +171,8 @@ func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*compl
 	}
 	b := &batch{}
 	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
-		byAttempt(round)
-		for _, r := range round {
-			if r.in != nil {
-				if err := r.in(ctx, tx); err != nil {
-					return err
-				}
-			}
+		if err := writeAlongside(ctx, tx, round); err != nil {
+			return err
 		}
 		if err := e.completeGroup(ctx, tx, exec, round, draft, b); err != nil {
 			return err

@@ -6,45 +6,66 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
-// reportAll reports the n reviews at once, each with ReportTogether and a write of its own that carries
-// its transaction's id; the first report's write holds its transaction for hold, so that the others
-// arrive while it is under way. fail names a review whose write fails. It gives each report's error.
-func reportAll(h *harness, flow, exec uuid.UUID, n int, hold time.Duration, fail string) []error {
+// marks is a Writer that writes each item (a task's name) with its transaction's id, all of a round's in
+// one statement, and counts its calls. The round that writes r0 holds its transaction for hold once
+// first is closed, so that the other reports arrive while it is under way; a round with fail fails.
+type marks struct {
+	calls      atomic.Int32
+	first      chan struct{}
+	hold       time.Duration
+	fail       string
+	closeFirst sync.Once
+}
+
+func (m *marks) Write(ctx context.Context, tx *sqlx.Tx, items []any) error {
+	m.calls.Add(1)
+	tasks := make([]string, len(items))
+	for i, it := range items {
+		tasks[i] = it.(string)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO together_marks SELECT unnest($1::text[]), txid_current()`, pq.Array(tasks)); err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		switch t {
+		case m.fail:
+			return errors.New("refused")
+		case "r0":
+			m.closeFirst.Do(func() { close(m.first) })
+			time.Sleep(m.hold)
+		}
+	}
+	return nil
+}
+
+// reportAll reports the n reviews at once, each with ReportTogether and an item of m; r0 first, the
+// others once its round is under way. It gives each report's error.
+func reportAll(h *harness, flow, exec uuid.UUID, n int, m *marks) []error {
 	if _, err := h.db.Exec(`CREATE TABLE IF NOT EXISTS together_marks (task text, tx bigint)`); err != nil {
 		h.t.Fatal(err)
 	}
+	m.first = make(chan struct{})
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	first := make(chan struct{})
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			task := fmt.Sprintf("r%d", i)
 			if i > 0 {
-				<-first
+				<-m.first
 			}
 			errs[i] = h.e.ReportTogether(context.Background(), AttemptKey{Execution: exec, Task: task}, flow, 1,
-				json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)), func(ctx context.Context, tx *sqlx.Tx) error {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO together_marks SELECT $1, txid_current()`, task); err != nil {
-						return err
-					}
-					if task == fail {
-						return errors.New("refused")
-					}
-					if i == 0 {
-						close(first)
-						time.Sleep(hold)
-					}
-					return nil
-				})
+				json.RawMessage(fmt.Sprintf(`{"n": %d}`, i)), m, task)
 		}()
 	}
 	wg.Wait()
@@ -61,17 +82,18 @@ func TestReportTogetherRecordsRoundsOfCompletions(t *testing.T) {
 	h := newHarness(t, f.set())
 	const n = 20
 	flow, exec := reviewsJoin(h, f, n)
-	for i, err := range reportAll(h, flow, exec, n, 100*time.Millisecond, "") {
+	m := &marks{hold: 100 * time.Millisecond}
+	for i, err := range reportAll(h, flow, exec, n, m) {
 		if err != nil {
 			t.Fatalf("r%d: %v", i, err)
 		}
 	}
-	var marks, txs, completed int
-	if err := h.db.QueryRow(`SELECT count(*), count(DISTINCT tx) FROM together_marks`).Scan(&marks, &txs); err != nil {
+	var written, txs, completed int
+	if err := h.db.QueryRow(`SELECT count(*), count(DISTINCT tx) FROM together_marks`).Scan(&written, &txs); err != nil {
 		t.Fatal(err)
 	}
-	if marks != n || txs != 2 {
-		t.Fatalf("%d writes in %d transactions, want %d in 2", marks, txs, n)
+	if written != n || txs != 2 || m.calls.Load() != 2 {
+		t.Fatalf("%d writes in %d transactions by %d calls, want %d in 2 by 2", written, txs, m.calls.Load(), n)
 	}
 	if err := h.db.Get(&completed, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
 		AND task_name ~ '^r[0-9]+$' AND status = 'completed'`, exec); err != nil {
@@ -103,7 +125,7 @@ func TestReportTogetherThatFailsWritesNothing(t *testing.T) {
 	h := newHarness(t, f.set())
 	const n = 10
 	flow, exec := reviewsJoin(h, f, n)
-	errs := reportAll(h, flow, exec, n, 100*time.Millisecond, "r5")
+	errs := reportAll(h, flow, exec, n, &marks{hold: 100 * time.Millisecond, fail: "r5"})
 	if errs[0] != nil {
 		t.Fatalf("the first round: %v", errs[0])
 	}
@@ -112,16 +134,16 @@ func TestReportTogetherThatFailsWritesNothing(t *testing.T) {
 			t.Fatalf("r%d of the failed round: %v, want ErrAlone", i+1, err)
 		}
 	}
-	var marks, running int
-	if err := h.db.Get(&marks, `SELECT count(*) FROM together_marks`); err != nil {
+	var written, running int
+	if err := h.db.Get(&written, `SELECT count(*) FROM together_marks`); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.db.Get(&running, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
 		AND task_name ~ '^r[0-9]+$' AND status = 'running'`, exec); err != nil {
 		t.Fatal(err)
 	}
-	if marks != 1 || running != n-1 {
-		t.Fatalf("%d writes stayed and %d attempts run, want 1 and %d", marks, running, n-1)
+	if written != 1 || running != n-1 {
+		t.Fatalf("%d writes stayed and %d attempts run, want 1 and %d", written, running, n-1)
 	}
 	for i := 1; i < n; i++ {
 		h.inTx(func(tx *sqlx.Tx) error {

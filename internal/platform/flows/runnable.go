@@ -48,6 +48,12 @@ func SeenBy(p *auth.Principal, userParam string) string {
 	return seeCond(caller{admin: Admin(p)}, userParam)
 }
 
+// SeenByEach is SeenBy for callers that differ from row to row: admin and user are SQL expressions of
+// whether the row's caller is an administrator (Admin) and of its user id.
+func SeenByEach(admin, user string) string {
+	return `(` + admin + ` OR ` + seeCond(caller{}, user) + `)`
+}
+
 // Admin is whether the principal sees every flow of its organization.
 func Admin(p *auth.Principal) bool {
 	return p.Role == auth.RoleOrgAdmin || p.Role == auth.RoleBackoffice

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/google/uuid"
-
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
@@ -87,21 +85,21 @@ func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.C
 	err := s.completeAlongside(ctx, p, req.Id, b)
 	if errors.Is(err, run.ErrAlone) {
 		err = dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-			r, v, own, err := judge(ctx, tx, p, req.Id, b)
+			j, err := judge(ctx, tx, p, req.Id, b)
 			if err != nil {
 				return err
 			}
-			if v != nil {
-				return s.decide(ctx, tx, r, *v)
+			if j.v != nil {
+				return s.decide(ctx, tx, j.r, *j.v)
 			}
 			// An approval that does not decide: the caller's assignment is completed and the approval counted.
 			if _, err := tx.ExecContext(ctx, `UPDATE human_review_assignments SET status = 'completed',
 				started_at = coalesce(started_at, now()), completed_at = now(), review_result = $2, updated_at = now(),
-				modified_by = $3 WHERE id = $1`, own.ID, b.ReviewResult, p.Actor()); err != nil {
+				modified_by = $3 WHERE id = $1`, j.own.ID, b.ReviewResult, p.Actor()); err != nil {
 				return err
 			}
 			_, err = tx.ExecContext(ctx, `UPDATE human_review_tasks SET approvals = approvals + 1,
-				status = 'in_progress', updated_at = now(), modified_by = $2 WHERE id = $1`, r.ID, p.Actor())
+				status = 'in_progress', updated_at = now(), modified_by = $2 WHERE id = $1`, j.r.ID, p.Actor())
 			return err
 		})
 	}
@@ -114,42 +112,4 @@ func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.C
 	}
 	out, err := r.response()
 	return platformapi.CompleteHumanReviewTask200JSONResponse(out), err
-}
-
-// judge reads the review, locked, and checks that the caller may complete it now. It gives the verdict
-// when this completion decides the review, nil when it is an approval that counts toward
-// required_approvals (then own is the caller's assignment, which such a completion always has).
-func judge(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, id uuid.UUID, b platformapi.HumanReviewTaskCompleteRequest) (reviewRow, *verdict, *assignmentRow, error) {
-	// Who may complete a review is the rule /v1's labels keep too; /api has no caller who works on a
-	// review without an assignment, so here it is the assigned users and the administrators.
-	r, may, err := completable(ctx, tx, p, id)
-	if err != nil {
-		return r, nil, nil, err
-	}
-	if !may {
-		return r, nil, nil, errMayNotDecide
-	}
-	a, assigned, err := mine(ctx, tx, r.ID, p.UserID)
-	if err != nil {
-		return r, nil, nil, err
-	}
-	var own *assignmentRow
-	if assigned {
-		own = &a
-	}
-	if err := stateConflict(r, own); err != nil {
-		return r, nil, nil, err
-	}
-	if assigned && b.ReviewResult && r.Approvals+1 < r.Required {
-		return r, nil, own, nil
-	}
-	// The assignment and the approval are written by the statement that decides the review.
-	v := verdict{result: &b.ReviewResult, output: b.ReviewedOutput, by: &p.UserID, actor: p.Actor()}
-	if assigned {
-		v.own = &a.ID
-	}
-	if b.ReviewResult {
-		v.approvals = 1
-	}
-	return r, &v, own, nil
 }

@@ -16,13 +16,12 @@ import (
 // completion decides it (a rejection, or an approval where one is required) and an attempt of an /api
 // execution waits for it. The reviews a join waits for, completed at the same moment, would otherwise
 // each commit on their own while holding the join's counter and the execution's row; so a round of them
-// commits at a time.
+// commits at a time, and its reviews are judged and written together (rounds).
 //
-// The review is read first without a lock, to know the attempt and the flow's version; in the round's
-// transaction it is read again, locked, and judged as the transaction of its own would judge it, and its
-// rows are written there before the engine's. run.ErrAlone when the completion is not one of these, or
-// its round was not recorded (one of the round's reviews was refused, say): nothing of it was written,
-// and the caller completes it in a transaction of its own, which answers whatever refused it.
+// The review is read first without a lock, to know the attempt and the flow's version. run.ErrAlone
+// when the completion is not one of these, or its round was not recorded (one of the round's reviews was
+// refused, say): nothing of it was written, and the caller completes it in a transaction of its own,
+// which answers whatever refused it.
 func (s *Service) completeAlongside(ctx context.Context, p *auth.Principal, id uuid.UUID, b platformapi.HumanReviewTaskCompleteRequest) error {
 	r, err := readable(ctx, s.db, p, id, false)
 	if err != nil {
@@ -36,14 +35,42 @@ func (s *Service) completeAlongside(ctx context.Context, p *auth.Principal, id u
 		return err
 	}
 	key := run.AttemptKey{Execution: r.Execution, Task: r.Target, Idx: r.TargetIdx}
-	return s.engine.ReportTogether(ctx, key, r.Flow, r.Version, raw, func(ctx context.Context, tx *sqlx.Tx) error {
-		now, v, _, err := judge(ctx, tx, p, id, b)
+	return s.engine.ReportTogether(ctx, key, r.Flow, r.Version, raw, rounds{}, completion{p: p, id: id, b: b})
+}
+
+// rounds writes the reviews of a round of completions handed to the engine by completeAlongside
+// (run.Writer): judged under their locks as each would be in a transaction of its own (judgeAll), and
+// written together (settleAll), in three statements whatever their number; a round of one, with the
+// statements of a lone completion (judge, settle). A completion that no longer decides its review, or
+// whose review no longer holds an /api attempt, fails the round with run.ErrAlone, as any refusal does:
+// each is then completed on its own.
+type rounds struct{}
+
+func (rounds) Write(ctx context.Context, tx *sqlx.Tx, items []any) error {
+	cs := make([]completion, len(items))
+	for i, it := range items {
+		cs[i] = it.(completion)
+	}
+	var js []judged
+	if len(cs) == 1 {
+		j, err := judge(ctx, tx, cs[0].p, cs[0].id, cs[0].b)
+		js = append(js, j)
 		if err != nil {
 			return err
 		}
-		if v == nil || !now.HoldsAttempt || now.ForJob {
-			return run.ErrAlone // no longer as it was read: the transaction of its own decides
+	} else {
+		var err error
+		if js, err = judgeAll(ctx, tx, cs); err != nil {
+			return err
 		}
-		return settle(ctx, tx, now, *v)
-	})
+	}
+	for _, j := range js {
+		if j.v == nil || !j.r.HoldsAttempt || j.r.ForJob {
+			return run.ErrAlone
+		}
+	}
+	if len(js) == 1 {
+		return settle(ctx, tx, js[0].r, *js[0].v)
+	}
+	return settleAll(ctx, tx, js)
 }

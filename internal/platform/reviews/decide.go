@@ -3,9 +3,11 @@ package reviews
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/engine/run"
 )
@@ -54,9 +56,8 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 	return labelJob(ctx, tx, r.Execution, r.ID, v.by)
 }
 
-// settle writes the review's own rows as the verdict leaves them: the task with its verdict, the
-// decider's own assignment (v.own) completed, and every other one still open cancelled, in one
-// statement (the two assignment updates never touch the same row).
+// settle writes the review's own rows as the verdict leaves them, as settleAll does for many, in a
+// statement of one row (see judge).
 func settle(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
 	var out any
 	if v.output != nil {
@@ -74,6 +75,52 @@ func settle(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
 		UPDATE human_review_tasks SET status = 'completed', review_result = $2, reviewed_output = $3::jsonb,
 			approvals = approvals + $7, completed_at = now(), completed_by = $4, updated_at = now(), modified_by = $5
 		WHERE id = $1`, r.ID, v.result, string(reviewed), v.by, v.actor, v.own, v.approvals)
+	return err
+}
+
+// settleAll writes the reviews' own rows as their verdicts leave them, in one statement whatever their
+// number: each task with its verdict, its decider's own assignment (v.own) completed, and every other
+// one still open cancelled (the two assignment updates never touch the same row). A NULL among the
+// text arrays is written as ” and read back as NULL.
+func settleAll(ctx context.Context, tx *sqlx.Tx, js []judged) error {
+	n := len(js)
+	ids, results, reviewed, by, actors, own := make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n)
+	approvals := make([]int64, n)
+	for i, j := range js {
+		v := j.v
+		var out any
+		if v.output != nil {
+			out = v.output
+		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		ids[i], reviewed[i], actors[i], approvals[i] = j.r.ID.String(), string(raw), v.actor, int64(v.approvals)
+		if v.result != nil {
+			results[i] = strconv.FormatBool(*v.result)
+		}
+		if v.by != nil {
+			by[i] = v.by.String()
+		}
+		if v.own != nil {
+			own[i] = v.own.String()
+		}
+	}
+	_, err := tx.ExecContext(ctx, `
+		WITH v AS (SELECT id, nullif(result, '')::boolean AS result, reviewed::jsonb AS reviewed, nullif(by, '')::uuid AS by,
+		             actor, nullif(own, '')::uuid AS own, approvals
+		           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+		             AS v (id, result, reviewed, by, actor, own, approvals)),
+		own AS (UPDATE human_review_assignments a SET status = 'completed', started_at = coalesce(a.started_at, now()),
+		          completed_at = now(), review_result = v.result, updated_at = now(), modified_by = v.actor FROM v WHERE a.id = v.own),
+		a AS (UPDATE human_review_assignments a SET status = 'cancelled', updated_at = now(), modified_by = v.actor
+		      FROM v WHERE a.human_review_task_id = v.id AND a.status IN ('pending', 'in_progress') AND a.id IS DISTINCT FROM v.own)
+		UPDATE human_review_tasks r SET status = 'completed', review_result = v.result, reviewed_output = v.reviewed,
+			approvals = r.approvals + v.approvals, completed_at = now(), completed_by = v.by, updated_at = now(), modified_by = v.actor
+		FROM v WHERE r.id = v.id`, pq.Array(ids), pq.Array(results), pq.Array(reviewed), pq.Array(by), pq.Array(actors),
+		pq.Array(own), pq.Array(approvals))
 	return err
 }
 

@@ -8,12 +8,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
-	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 )
@@ -96,38 +94,17 @@ func readableCond(p *auth.Principal, orgParam, userParam string) string {
 // readable reads a review the caller may read (locked when lock is set); anything else, another
 // organization's included, is the same 404 as a missing id.
 func readable(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID, lock bool) (reviewRow, error) {
-	var r reviewRow
-	err := db.GetContext(ctx, &r, readableSQL(p, "", lock), id, p.OrganizationID, p.UserID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, errNotFound
-	}
-	return r, err
-}
-
-// readableSQL is readable's statement, with more columns after the review's (extra, from ", ").
-func readableSQL(p *auth.Principal, extra string, lock bool) string {
-	q := `SELECT ` + columns + extra + ` FROM human_review_tasks r JOIN flow_executions x ON x.id = r.flow_execution_id
+	q := `SELECT ` + columns + ` FROM human_review_tasks r JOIN flow_executions x ON x.id = r.flow_execution_id
 		JOIN flows f ON f.id = x.flow_id WHERE r.id = $1 AND ` + readableCond(p, "$2", "$3")
 	if lock {
 		q += ` FOR UPDATE OF r`
 	}
-	return q
-}
-
-// completable reads, locked, a review the caller may read, as readable does, and whether the caller may
-// complete it (reviewrule, on /api: an assigned user or an administrator), in one statement.
-func completable(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, id uuid.UUID) (reviewRow, bool, error) {
-	var r struct {
-		reviewRow
-		May bool `db:"may_complete"`
-	}
-	c := reviewrule.For(p, false)
-	err := tx.GetContext(ctx, &r, readableSQL(p, ", "+reviewrule.Cond("r.id", "$3", "$4", "$5")+" AS may_complete", true),
-		id, p.OrganizationID, p.UserID, c.Admin, c.Worker)
+	var r reviewRow
+	err := db.GetContext(ctx, &r, q, id, p.OrganizationID, p.UserID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r.reviewRow, false, errNotFound
+		return r, errNotFound
 	}
-	return r.reviewRow, r.May, err
+	return r, err
 }
 
 // byID reads a review without any caller, for the engine's side (timeouts), locked.
