@@ -1,8 +1,9 @@
 // Package reviews implements human review: the executor of the human_review task type, which opens a
 // review task in the transaction that parks its attempt, the /api human-review routes through which
 // people start and complete reviews, and the job that applies a review's timeout. Completing a review
-// finishes the waiting attempt through the engine's Report in the same transaction, so the review's
-// outcome and the execution's next step commit together.
+// finishes the waiting attempt through the engine in the same transaction, so the review's outcome and
+// the execution's next step commit together: with Report, or, for completions of an /api execution's
+// reviews that arrive together, with ReportTogether, in one transaction a round.
 package reviews
 
 import (
