@@ -56,15 +56,32 @@ func TestJoinOfSiblingsReportedApartHasEveryOutput(t *testing.T) {
 	}
 	wg.Wait()
 	h.drain()
-	var input map[string]any
+	if in := joinInput(h, exec); h.status(exec) != "completed" || len(in) != n {
+		t.Fatalf("execution %s, the join's input has %d outputs, want %d: %v", h.status(exec), len(in), n, in)
+	}
+}
+
+// joinInput is the input of the join's attempt: its predecessors' outputs by name.
+func joinInput(h *harness, exec uuid.UUID) map[string]any {
+	h.t.Helper()
 	var raw json.RawMessage
 	if err := h.db.Get(&raw, `SELECT input FROM task_executions WHERE flow_execution_id = $1 AND task_name = 'join'`, exec); err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
-	if err := json.Unmarshal(raw, &input); err != nil {
-		t.Fatal(err)
+	var in map[string]any
+	if err := json.Unmarshal(raw, &in); err != nil {
+		h.t.Fatal(err)
 	}
-	if h.status(exec) != "completed" || len(input) != n {
-		t.Fatalf("execution %s, the join's input has %d outputs, want %d: %s", h.status(exec), len(input), n, raw)
+	return in
+}
+
+// reviewAttempts counts the attempts of the reviews (r0, r1, …) that are in status.
+func reviewAttempts(h *harness, exec uuid.UUID, status string) int {
+	h.t.Helper()
+	var n int
+	if err := h.db.Get(&n, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
+		AND task_name ~ '^r[0-9]+$' AND status = $2`, exec, status); err != nil {
+		h.t.Fatal(err)
 	}
+	return n
 }

@@ -88,31 +88,19 @@ func TestReportTogetherRecordsRoundsOfCompletions(t *testing.T) {
 			t.Fatalf("r%d: %v", i, err)
 		}
 	}
-	var written, txs, completed int
+	var written, txs int
 	if err := h.db.QueryRow(`SELECT count(*), count(DISTINCT tx) FROM together_marks`).Scan(&written, &txs); err != nil {
 		t.Fatal(err)
 	}
 	if written != n || txs != 2 || m.calls.Load() != 2 {
 		t.Fatalf("%d writes in %d transactions by %d calls, want %d in 2 by 2", written, txs, m.calls.Load(), n)
 	}
-	if err := h.db.Get(&completed, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
-		AND task_name ~ '^r[0-9]+$' AND status = 'completed'`, exec); err != nil {
-		t.Fatal(err)
-	}
-	if completed != n {
-		t.Fatalf("%d review attempts completed, want %d", completed, n)
+	if c := reviewAttempts(h, exec, "completed"); c != n {
+		t.Fatalf("%d review attempts completed, want %d", c, n)
 	}
 	h.drain()
-	var out map[string]any
-	var raw json.RawMessage
-	if err := h.db.Get(&raw, `SELECT output FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = 'join'`, exec); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatal(err)
-	}
-	if h.status(exec) != "completed" || f.ran("join") != 1 || len(out) != n {
-		t.Fatalf("execution %s, join ran %d times on %d outputs", h.status(exec), f.ran("join"), len(out))
+	if in := joinInput(h, exec); h.status(exec) != "completed" || f.ran("join") != 1 || len(in) != n {
+		t.Fatalf("execution %s, join ran %d times on %d outputs", h.status(exec), f.ran("join"), len(in))
 	}
 }
 
@@ -134,15 +122,11 @@ func TestReportTogetherThatFailsWritesNothing(t *testing.T) {
 			t.Fatalf("r%d of the failed round: %v, want ErrAlone", i+1, err)
 		}
 	}
-	var written, running int
+	var written int
 	if err := h.db.Get(&written, `SELECT count(*) FROM together_marks`); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.db.Get(&running, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1
-		AND task_name ~ '^r[0-9]+$' AND status = 'running'`, exec); err != nil {
-		t.Fatal(err)
-	}
-	if written != 1 || running != n-1 {
+	if running := reviewAttempts(h, exec, "running"); written != 1 || running != n-1 {
 		t.Fatalf("%d writes stayed and %d attempts run, want 1 and %d", written, running, n-1)
 	}
 	for i := 1; i < n; i++ {
