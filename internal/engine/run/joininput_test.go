@@ -36,7 +36,8 @@ func reviewsJoin(h *harness, f *fakes, n int) (uuid.UUID, uuid.UUID) {
 // TestJoinOfSiblingsReportedApartHasEveryOutput: ten reviews a join waits for, each reported in a
 // transaction of its own at the same moment, meet on the join's counter; the transaction that brings it
 // to zero waited for the others' locks, and its statement's snapshot is older than their commits. The join
-// still gets all ten outputs (count reads them again, see fresh), not only those its snapshot had.
+// still gets all ten outputs (count reads them again, see fresh), not only those its snapshot had, and
+// once all are in, the execution no longer awaits input.
 func TestJoinOfSiblingsReportedApartHasEveryOutput(t *testing.T) {
 	t.Parallel()
 	f := newFakes()
@@ -55,6 +56,9 @@ func TestJoinOfSiblingsReportedApartHasEveryOutput(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if s := h.status(exec); s != "in_progress" {
+		t.Fatalf("with no review left open the execution is %s, want in_progress", s)
+	}
 	h.drain()
 	if in := joinInput(h, exec); h.status(exec) != "completed" || len(in) != n {
 		t.Fatalf("execution %s, the join's input has %d outputs, want %d: %v", h.status(exec), len(in), n, in)
