@@ -181,18 +181,38 @@ func counted(exec, final string) string {
 		started_at = coalesce(started_at, now()),
 		status = CASE
 			WHEN status IN ('queued', 'running') THEN 'in_progress'
-			WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
-				ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name AND k.attempts = t.task_execution_idx + 1
-				WHERE t.flow_execution_id = ` + exec + ` AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
-			THEN 'in_progress'
+			WHEN status = 'awaiting_input' AND ` + noneParked(exec) + ` THEN 'in_progress'
 			ELSE status END
 		WHERE id = ` + exec + ` RETURNING tasks_left, status)`
+}
+
+// noneParked is the SQL condition that no current attempt of the execution exec (a placeholder) is
+// parked: running with neither a lease nor a wake time.
+func noneParked(exec string) string {
+	return `NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
+		ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name AND k.attempts = t.task_execution_idx + 1
+		WHERE t.flow_execution_id = ` + exec + ` AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)`
+}
+
+// stillAwaiting moves an execution that counted left waiting for input to in progress when none of its
+// attempts is parked any more. counted decides with its statement's snapshot, taken before it waited for
+// the execution's row: a sibling whose review completed in a transaction that committed meanwhile is
+// parked in that snapshot, and that sibling's own count saw this transaction's attempt parked, so both
+// would leave the execution waiting for input while nothing waits. A new statement, holding the row,
+// sees every commit before it.
+func stillAwaiting(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'in_progress', updated_at = now()
+		WHERE id = $1 AND status = 'awaiting_input' AND `+noneParked("$1"), exec)
+	return err
 }
 
 // settled completes the execution when its count reached zero while it was active. The output is read
 // in the statement that completes it: its one final task's output, or an object of its final tasks'
 // outputs by name (skipped ones left out).
 func (e *Engine) settled(ctx context.Context, tx *sqlx.Tx, p *plan, exec uuid.UUID, n counts) error {
+	if n.Left > 0 && n.Status == state.ExecAwaitingInput {
+		return stillAwaiting(ctx, tx, exec)
+	}
 	if n.Left > 0 || !n.Status.Active() {
 		return nil
 	}
