@@ -18,8 +18,8 @@ import (
 // for it and are then recorded together, in the next one: siblings of a fan-out, which would otherwise
 // queue one by one on their join's counter and their execution's row, commit in a transaction or two
 // instead of one each, and the walk's statements are per round, not per task. Completions reported from
-// outside with writes of their own (reviews, ReportTogether) join the rounds the same way. A completion that finds
-// no transaction under way starts one at once, so a lone task waits for nothing.
+// outside with writes of their own (reviews, ReportTogether) join the rounds the same way. A completion
+// that finds no transaction under way starts one at once, so a lone task waits for nothing.
 type groups struct {
 	mu sync.Mutex
 	// by holds, for each execution with a transaction under way, the completions waiting for the next.

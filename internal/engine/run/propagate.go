@@ -208,7 +208,8 @@ func stillAwaiting(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error {
 
 // settled completes the execution when its count reached zero while it was active. The output is read
 // in the statement that completes it: its one final task's output, or an object of its final tasks'
-// outputs by name (skipped ones left out).
+// outputs by name (skipped ones left out). One that the count left waiting for input with tasks left is
+// looked at again (stillAwaiting).
 func (e *Engine) settled(ctx context.Context, tx *sqlx.Tx, p *plan, exec uuid.UUID, n counts) error {
 	if n.Left > 0 && n.Status == state.ExecAwaitingInput {
 		return stillAwaiting(ctx, tx, exec)

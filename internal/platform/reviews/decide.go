@@ -81,7 +81,7 @@ func settle(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
 // settleAll writes the reviews' own rows as their verdicts leave them, in one statement whatever their
 // number: each task with its verdict, its decider's own assignment (v.own) completed, and every other
 // one still open cancelled (the two assignment updates never touch the same row). A NULL among the
-// text arrays is written as ” and read back as NULL.
+// text arrays is sent as an empty string and read back as NULL.
 func settleAll(ctx context.Context, tx *sqlx.Tx, js []judged) error {
 	n := len(js)
 	ids, results, reviewed, by, actors, own := make([]string, n), make([]string, n), make([]string, n), make([]string, n),

@@ -94,17 +94,23 @@ func readableCond(p *auth.Principal, orgParam, userParam string) string {
 // readable reads a review the caller may read (locked when lock is set); anything else, another
 // organization's included, is the same 404 as a missing id.
 func readable(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID, lock bool) (reviewRow, error) {
-	q := `SELECT ` + columns + ` FROM human_review_tasks r JOIN flow_executions x ON x.id = r.flow_execution_id
-		JOIN flows f ON f.id = x.flow_id WHERE r.id = $1 AND ` + readableCond(p, "$2", "$3")
-	if lock {
-		q += ` FOR UPDATE OF r`
-	}
 	var r reviewRow
-	err := db.GetContext(ctx, &r, q, id, p.OrganizationID, p.UserID)
+	err := db.GetContext(ctx, &r, readableSQL(p, "", lock), id, p.OrganizationID, p.UserID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, errNotFound
 	}
 	return r, err
+}
+
+// readableSQL is readable's statement (review $1, organization $2, user $3), with more columns after
+// the review's (extra, from ", ").
+func readableSQL(p *auth.Principal, extra string, lock bool) string {
+	q := `SELECT ` + columns + extra + ` FROM human_review_tasks r JOIN flow_executions x ON x.id = r.flow_execution_id
+		JOIN flows f ON f.id = x.flow_id WHERE r.id = $1 AND ` + readableCond(p, "$2", "$3")
+	if lock {
+		q += ` FOR UPDATE OF r`
+	}
+	return q
 }
 
 // byID reads a review without any caller, for the engine's side (timeouts), locked.
